@@ -1,0 +1,39 @@
+# Self-Attention, Computed: every command the project needs.
+# `make serve` and `make test` work on a fresh machine with Python 3.11+.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+SPHINXOPTS ?= -n -W --keep-going -j 2
+PORT   ?= 8000
+
+.PHONY: venv html serve test bench clean reset
+
+# Create the virtual environment and install the pinned requirements once;
+# reinstall when a requirements or project file changes.
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q -r requirements.txt
+	$(BIN)/python -m pip install -q --no-deps -e .
+	touch $@
+
+venv: $(STAMP)
+
+html: $(STAMP)
+	$(BIN)/sphinx-build $(SPHINXOPTS) -c . book _build/html
+
+serve: html
+	@echo "Serving the book on http://127.0.0.1:$(PORT) (Ctrl+C stops)"
+	$(BIN)/python -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+# Remove build output but keep the notebook execution cache.
+clean:
+	rm -rf _build/html _build/doctrees _build/jupyter_execute
+
+# Full reset: build output, execution cache and the virtual environment.
+reset:
+	rm -rf _build $(VENV)

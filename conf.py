@@ -1,0 +1,73 @@
+"""Sphinx configuration for *Self-Attention, Computed*.
+
+Build with ``sphinx-build -n -W --keep-going -c . book _build/html``
+(``make html`` does this).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+
+project = "Self-Attention, Computed"
+author = "The Self-Attention, Computed authors"
+copyright = "2026, the Self-Attention, Computed authors (text CC BY 4.0, code MIT)"
+release = "0.1.0"
+
+extensions = [
+    "myst_nb",
+    "sphinx_design",
+    "sphinx_togglebutton",
+    "sphinx_copybutton",
+    "sphinxcontrib.bibtex",
+    "sphinx_exercise",
+]
+
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "jupyter_execute"]
+templates_path = ["book/_templates"]
+html_static_path = ["book/_static"]
+
+# --- MyST and notebook execution -------------------------------------------
+myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath", "deflist", "substitution"]
+myst_heading_anchors = 3
+numfig = True
+numfig_format = {"figure": "Figure %s", "table": "Table %s", "code-block": "Listing %s"}
+
+nb_execution_mode = "cache"
+# The cache lives beside the HTML output, not inside it: `make clean` keeps it.
+nb_execution_cache_path = os.environ.get(
+    "SA_JUPYTER_CACHE", str(ROOT / "_build" / ".jupyter_cache")
+)
+nb_execution_raise_on_error = True
+nb_execution_show_tb = True
+nb_execution_timeout = 300
+nb_render_markdown_format = "myst"  # tables computed by cells get numbers
+nb_merge_streams = True
+nb_ipywidgets_js = {}  # never load widget scripts from another host
+
+# --- Bibliography -----------------------------------------------------------
+bibtex_bibfiles = ["book/references.bib"]
+bibtex_default_style = "plain"
+bibtex_reference_style = "author_year"
+
+# --- HTML ---------------------------------------------------------------------
+html_theme = "sphinx_book_theme"
+html_title = project
+html_favicon = "book/_static/favicon.svg"
+html_last_updated_fmt = None
+html_copy_source = True
+html_show_sourcelink = True
+html_theme_options = {
+    "use_download_button": True,
+    "show_toc_level": 2,
+    "home_page_in_toc": True,
+}
+# Math is rendered by a MathJax copy served with the site (see its README.txt).
+mathjax_path = "vendor/mathjax/tex-mml-chtml.js"
+
+nitpicky = True
+
+# pydata-sphinx-theme logs "Got invalid theme mode" unless a mode is named.
+html_context = {"default_mode": "auto"}

@@ -1,0 +1,23 @@
+"""selfattention: the NumPy maths of *Self-Attention, Computed*.
+
+Only NumPy and the standard library are imported here. Plotting and book
+tooling live in the separate ``booktools`` package.
+"""
+
+from .attention import attention_scores, causal_mask, scaled_dot_product_attention
+from .examples import WORDS, three_words
+from .head import attention_head, project_qkv
+from .softmax import softmax
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "WORDS",
+    "attention_head",
+    "attention_scores",
+    "causal_mask",
+    "project_qkv",
+    "scaled_dot_product_attention",
+    "softmax",
+    "three_words",
+]

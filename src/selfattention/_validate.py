@@ -1,0 +1,70 @@
+"""Input checks shared by every public function (one place, clear messages)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def as_float_array(x, name: str) -> np.ndarray:
+    """Return ``x`` as a floating NumPy array, or raise a clear error.
+
+    Integers and booleans become float64; float16 becomes float32;
+    float32 and float64 are kept. Anything else raises ``TypeError``;
+    NaN or inf raise ``ValueError``.
+    """
+    arr = np.asarray(x)
+    if arr.dtype == object or not (
+        np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_
+    ):
+        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(f"{name} must be real, got dtype {arr.dtype}")
+    if arr.dtype == np.float16:
+        arr = arr.astype(np.float32)
+    elif not np.issubdtype(arr.dtype, np.floating):
+        arr = arr.astype(np.float64)
+    elif arr.dtype not in (np.float32, np.float64):
+        arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
+        raise ValueError(f"{name} contains {bad} NaN or inf value(s); shape {arr.shape}")
+    return arr
+
+
+def check_ndim(arr: np.ndarray, name: str, at_least: int, layout: str) -> None:
+    """Raise ``ValueError`` unless ``arr`` has at least ``at_least`` dimensions."""
+    if arr.ndim < at_least:
+        raise ValueError(
+            f"{name} must have shape {layout} (at least {at_least} dimensions), "
+            f"got shape {arr.shape}"
+        )
+
+
+def check_scale(scale, d_k: int) -> float:
+    """Return the softmax scale: ``1/sqrt(d_k)`` by default, else a finite number."""
+    if scale is None:
+        return 1.0 / float(np.sqrt(d_k))
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
+        raise TypeError(f"scale must be a real number or None, got {type(scale).__name__}")
+    if not np.isfinite(scale):
+        raise ValueError(f"scale must be finite, got {scale}")
+    return float(scale)
+
+
+def check_positive_int(n, name: str) -> int:
+    """Return ``n`` as an int if it is a positive integer, else raise."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise TypeError(f"{name} must be a positive integer, got {n!r}")
+    if n < 1:
+        raise ValueError(f"{name} must be a positive integer, got {n}")
+    return int(n)
+
+
+def broadcast_shape(a: tuple, b: tuple, what: str) -> tuple:
+    """Broadcast two shapes, or raise ``ValueError`` naming ``what`` and both."""
+    try:
+        return np.broadcast_shapes(a, b)
+    except ValueError:
+        raise ValueError(f"{what}: shapes {a} and {b} do not broadcast") from None

@@ -1,0 +1,73 @@
+"""A numerically stable softmax."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validate import as_float_array
+
+
+def softmax(x, axis: int = -1) -> np.ndarray:
+    """Turn scores into weights: exponentiate, then divide by the total.
+
+    The maximum of each slice is subtracted first, so large scores do not
+    overflow. ``-inf`` means "blocked" and gets weight exactly 0. A slice
+    that is entirely ``-inf`` (nothing to look at) gets all zeros, never NaN.
+
+    Parameters
+    ----------
+    x : array_like
+        Scores, any shape; real numbers or ``-inf``.
+    axis : int, default -1
+        The axis along which the weights sum to 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        Weights of the same shape as ``x``; float32 stays float32, anything
+        else becomes float64. Each slice sums to 1, or is all 0 if it was
+        all ``-inf``.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not numeric.
+    ValueError
+        If ``x`` contains NaN or ``+inf``, or ``axis`` is out of range.
+
+    Examples
+    --------
+    The cat's scaled scores from the book's running example:
+
+    >>> import numpy as np
+    >>> softmax(np.array([4.0, 2.0, 0.0]) / np.sqrt(2)).round(3)
+    array([0.768, 0.187, 0.045])
+
+    Equal scores share the weight equally:
+
+    >>> softmax([1.0, 1.0, 1.0]).round(3)
+    array([0.333, 0.333, 0.333])
+
+    A blocked score gets weight 0; a fully blocked row gets all zeros:
+
+    >>> softmax([[0.0, -np.inf], [-np.inf, -np.inf]])
+    array([[1., 0.],
+           [0., 0.]])
+    """
+    arr = np.asarray(x)
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
+        raise TypeError(f"softmax: x must be numeric, got dtype {arr.dtype}")
+    if arr.dtype != np.float32:
+        arr = arr.astype(np.float64)
+    if np.isnan(arr).any() or np.isposinf(arr).any():
+        raise ValueError(f"softmax: x contains NaN or +inf; shape {arr.shape}")
+    if not -arr.ndim <= axis < max(arr.ndim, 1):
+        raise ValueError(f"softmax: axis {axis} is out of range for shape {arr.shape}")
+    peak = np.max(arr, axis=axis, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0)  # all -inf slices: shift by 0
+    e = np.exp(arr - peak)
+    total = np.sum(e, axis=axis, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+__all__ = ["softmax"]

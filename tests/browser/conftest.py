@@ -1,0 +1,65 @@
+"""Playwright fixtures driving Debian's Chromium (never a downloaded browser)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from tests.conftest import in_ci
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.exists():
+        msg = f"{CHROMIUM} is missing (apt-get install -y chromium)"
+        if in_ci():
+            pytest.fail(msg)
+        pytest.skip(msg)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+class PageWatch:
+    """Records console errors, page errors and requests to other hosts."""
+
+    def __init__(self, page, base_url: str):
+        self.page = page
+        self.host = urlparse(base_url).netloc
+        self.console_errors: list[str] = []
+        self.foreign: list[str] = []
+        page.on("console", self._console)
+        page.on("pageerror", lambda exc: self.console_errors.append(f"pageerror: {exc}"))
+        page.route("**/*", self._route)
+
+    def _console(self, msg):
+        if msg.type == "error":
+            self.console_errors.append(msg.text)
+
+    def _route(self, route):
+        url = urlparse(route.request.url)
+        if url.scheme in ("data", "blob") or url.netloc == self.host:
+            route.continue_()
+        else:
+            self.foreign.append(route.request.url)
+            route.abort()
+
+
+@pytest.fixture
+def page(browser, site_url):
+    context = browser.new_context()
+    pg = context.new_page()
+    pg.watch = PageWatch(pg, site_url)
+    yield pg
+    context.close()

@@ -1,0 +1,54 @@
+"""Shared fixtures: one book build per test session, served on loopback."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book"
+
+
+def build_book(outdir: Path) -> subprocess.CompletedProcess:
+    """Build the whole book with warnings as errors into ``outdir``."""
+    cmd = [sys.executable, "-m", "sphinx", "-n", "-W", "--keep-going", "-j", "2",
+           "-c", str(ROOT), str(BOOK), str(outdir / "html"), "-d", str(outdir / "doctrees")]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1800)
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory) -> Path:
+    """The HTML of a fresh build in a temporary folder (the build must pass)."""
+    out = tmp_path_factory.mktemp("book")
+    result = build_book(out)
+    if result.returncode != 0:
+        pytest.fail(f"sphinx-build failed:\n{result.stdout[-5000:]}\n{result.stderr[-5000:]}")
+    return out / "html"
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep test output clean
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_url(built_book) -> str:
+    """Serve the built book on 127.0.0.1 at a free port; yield its base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(built_book))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
