@@ -71,3 +71,8 @@ nitpicky = True
 
 # pydata-sphinx-theme logs "Got invalid theme mode" unless a mode is named.
 html_context = {"default_mode": "auto"}
+
+# --- The interactive layer and the booktools Sphinx extension ----------------
+extensions.append("booktools.sphinxext")
+html_css_files = ["sa/sa.css"]
+html_js_files = [("sa/sa.js", {"type": "module"})]

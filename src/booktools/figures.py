@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import matplotlib.pyplot as plt  # noqa: F401  (activates the notebook display of figures)
+import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -51,8 +51,7 @@ def plot_words(x, words: Sequence[str]) -> Figure:
     1
     """
     x = _check_points(x, words)
-    fig = Figure(figsize=(4.2, 4.2))
-    ax = fig.subplots()
+    fig, ax = plt.subplots(figsize=(4.2, 4.2))
     _plane(ax, max(2.6, float(x.max()) + 0.6))
     for i, (word, (a, b)) in enumerate(zip(words, x)):
         colour = WORD_COLOURS[i % len(WORD_COLOURS)]
@@ -61,8 +60,7 @@ def plot_words(x, words: Sequence[str]) -> Figure:
         ax.plot(a, b, _MARKERS[i % 3], color=colour, ms=9)
         ax.annotate(f"{word} [{fmt(a, 0)}, {fmt(b, 0)}]", (a, b), xytext=(6, 6),
                     textcoords="offset points", color="black")
-    fig.tight_layout()
-    return fig
+    return _finish(fig)
 
 
 def plot_weighted_mix(x, weights, words: Sequence[str], i: int) -> Figure:
@@ -107,8 +105,7 @@ def plot_weighted_mix(x, weights, words: Sequence[str], i: int) -> Figure:
     if not 0 <= i < n:
         raise ValueError(f"i must be between 0 and {n - 1}, got {i}")
     out = w[i] @ x  # (2,)
-    fig = Figure(figsize=(4.6, 4.2))
-    ax = fig.subplots()
+    fig, ax = plt.subplots(figsize=(4.6, 4.2))
     _plane(ax, max(2.6, float(x.max()) + 0.6))
     start = np.zeros(2)
     for j, word in enumerate(words):
@@ -123,7 +120,13 @@ def plot_weighted_mix(x, weights, words: Sequence[str], i: int) -> Figure:
     ax.annotate(f"[{fmt(out[0], 2)}, {fmt(out[1], 2)}]", out, xytext=(8, -14),
                 textcoords="offset points")
     ax.legend(loc="upper right", frameon=True, framealpha=1, fontsize=9)
+    return _finish(fig)
+
+
+def _finish(fig: Figure) -> Figure:
+    """Lay out and close ``fig``: the page shows it once, as the cell's result."""
     fig.tight_layout()
+    plt.close(fig)
     return fig
 
 

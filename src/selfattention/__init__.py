@@ -6,6 +6,7 @@ tooling live in the separate ``booktools`` package.
 
 from .attention import attention_scores, causal_mask, scaled_dot_product_attention
 from .examples import WORDS, three_words
+from .exercises import Feedback, check_scores
 from .head import attention_head, project_qkv
 from .softmax import softmax
 
@@ -13,9 +14,11 @@ __version__ = "0.1.0"
 
 __all__ = [
     "WORDS",
+    "Feedback",
     "attention_head",
     "attention_scores",
     "causal_mask",
+    "check_scores",
     "project_qkv",
     "scaled_dot_product_attention",
     "softmax",

