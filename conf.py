@@ -6,6 +6,7 @@ Build with ``sphinx-build -n -W --keep-going -c . book _build/html``
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -35,10 +36,24 @@ myst_heading_anchors = 3
 numfig = True
 numfig_format = {"figure": "Figure %s", "table": "Table %s", "code-block": "Listing %s"}
 
+
+
+def _source_digest() -> str:
+    """Hash of the package sources: pages re-execute when the code they call changes.
+
+    jupyter-cache keys a page on its own cells only; keying the cache folder
+    on src/ as well means no page can show output of an older package.
+    """
+    h = hashlib.sha256()
+    for path in sorted((ROOT / "src").rglob("*.py")):
+        h.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:12]
+
+
 nb_execution_mode = "cache"
 # The cache lives beside the HTML output, not inside it: `make clean` keeps it.
-nb_execution_cache_path = os.environ.get(
-    "SA_JUPYTER_CACHE", str(ROOT / "_build" / ".jupyter_cache")
+nb_execution_cache_path = str(
+    Path(os.environ.get("SA_JUPYTER_CACHE", ROOT / "_build" / ".jupyter_cache")) / _source_digest()
 )
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True

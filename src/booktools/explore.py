@@ -116,7 +116,7 @@ def head_weights(attentions=None, layer: int = 0, head=0, *, scores=None, temper
         stack = np.asarray(attentions)
     elif scores is not None:
         s = np.asarray(scores)
-        stack = softmax(s / s.dtype.type(temperature) if s.dtype == np.float32 else s / temperature)
+        stack = softmax(s / temperature)  # float32 stays float32
     else:
         raise ValueError("head_weights needs attentions (temperature 1) or scores")
     if stack.ndim != 4 or stack.shape[-1] != stack.shape[-2]:

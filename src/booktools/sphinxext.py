@@ -170,7 +170,27 @@ def _build_finished(app, exception):
             page.write_text(new, encoding="utf-8")
 
 
+def _translator_class():
+    from sphinx.writers.html5 import HTML5Translator
+
+    class BookHTMLTranslator(HTML5Translator):
+        """HTML5 writer whose bibliography list holds list items.
+
+        docutils gives each entry ``role="doc-biblioentry"`` inside
+        ``role="list"``; that role is deprecated and a list may only hold
+        ``listitem`` children (axe rule ``aria-required-children``).
+        """
+
+        def visit_citation(self, node):
+            if not isinstance(node.previous_sibling(), type(node)):
+                self.body.append('<div role="list" class="citation-list">\n')
+            self.body.append(self.starttag(node, "div", classes=[node.tagname], role="listitem"))
+
+    return BookHTMLTranslator
+
+
 def setup(app):
+    app.set_translator("html", _translator_class(), override=True)
     app.connect("html-page-context", _add_download_link)
     app.connect("build-finished", _build_finished)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

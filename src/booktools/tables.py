@@ -24,14 +24,14 @@ class MystTable:
     :name: tbl-demo
     :align: center
     <BLANKLINE>
-    | | a | b |
+    | word | a | b |
     |---|---:|---:|
     | **cat** | 1.0 | 0.5 |
     :::
     """
 
     def __init__(self, values, row_labels: Sequence[str], col_labels: Sequence[str],
-                 decimals: int, caption: str, name: str, corner: str = ""):
+                 decimals: int, caption: str, name: str, corner: str = "word"):
         values = np.asarray(values, dtype=float)
         if values.ndim != 2 or values.shape != (len(row_labels), len(col_labels)):
             raise ValueError(

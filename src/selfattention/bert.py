@@ -789,10 +789,9 @@ def bert_self_attention(x, weights: Mapping, layer: int, config: BertConfig, *, 
     """
     p = f"encoder.layer.{_check_layer(layer, config)}.attention.self."
     h = config.num_attention_heads
-    q, k, v = (
-        split_heads(linear(x, _get(weights, f"{p}{n}.weight"), _get(weights, f"{p}{n}.bias")), h)
-        for n in ("query", "key", "value")
-    )  # each (..., h, L, d_head)
+    q = split_heads(linear(x, *_dense(weights, p + "query")), h)  # (..., h, L, d_head)
+    k = split_heads(linear(x, *_dense(weights, p + "key")), h)  # (..., h, L, d_head)
+    v = split_heads(linear(x, *_dense(weights, p + "value")), h)  # (..., h, L, d_head)
     context, attn = scaled_dot_product_attention(q, k, v, mask=mask, return_weights=True)
     scores = attention_scores(q, k)  # (..., h, L, L)
     if mask is not None:
@@ -834,13 +833,9 @@ def feed_forward(x, weights: Mapping, layer: int, config: BertConfig) -> np.ndar
     (3, 4)
     """
     p = f"encoder.layer.{_check_layer(layer, config)}."
-    w_in, b_in = (
-        _get(weights, p + "intermediate.dense.weight"),
-        _get(weights, p + "intermediate.dense.bias"),
-    )
-    w_out, b_out = _get(weights, p + "output.dense.weight"), _get(weights, p + "output.dense.bias")
-    inner = gelu(linear(x, w_in, b_in))  # (..., L, intermediate_size)
-    return linear(inner, w_out, b_out)  # (..., L, hidden_size)
+    inner = linear(x, *_dense(weights, p + "intermediate.dense"))  # (..., L, intermediate_size)
+    inner = gelu(inner)
+    return linear(inner, *_dense(weights, p + "output.dense"))  # (..., L, hidden_size)
 
 
 def bert_layer(x, weights: Mapping, layer: int, config: BertConfig, *, mask=None):
@@ -885,23 +880,10 @@ def bert_layer(x, weights: Mapping, layer: int, config: BertConfig, *, mask=None
     p = f"encoder.layer.{_check_layer(layer, config)}."
     eps = config.layer_norm_eps
     context, attn, scores = bert_self_attention(x, weights, layer, config, mask=mask)
-    w_o, b_o = (
-        _get(weights, p + "attention.output.dense.weight"),
-        _get(weights, p + "attention.output.dense.bias"),
-    )
-    attended = linear(context, w_o, b_o)  # (..., L, d)
-    x = layer_norm(
-        x + attended,
-        _get(weights, p + "attention.output.LayerNorm.weight"),
-        _get(weights, p + "attention.output.LayerNorm.bias"),
-        eps=eps,
-    )  # (..., L, d)
-    x = layer_norm(
-        x + feed_forward(x, weights, layer, config),
-        _get(weights, p + "output.LayerNorm.weight"),
-        _get(weights, p + "output.LayerNorm.bias"),
-        eps=eps,
-    )  # (..., L, d)
+    attended = linear(context, *_dense(weights, p + "attention.output.dense"))  # (..., L, d)
+    x = layer_norm(x + attended, *_dense(weights, p + "attention.output.LayerNorm"), eps=eps)
+    ffn = feed_forward(x, weights, layer, config)  # (..., L, d)
+    x = layer_norm(x + ffn, *_dense(weights, p + "output.LayerNorm"), eps=eps)
     return x, attn, scores
 
 
@@ -1174,6 +1156,11 @@ def _check_layer(layer, config: BertConfig) -> int:
     if not 0 <= layer < config.num_hidden_layers:
         raise ValueError(f"layer must be in 0..{config.num_hidden_layers - 1}, got {layer}")
     return int(layer)
+
+
+def _dense(weights: Mapping, prefix: str):
+    """``(weights[prefix + ".weight"], weights[prefix + ".bias"])``."""
+    return _get(weights, prefix + ".weight"), _get(weights, prefix + ".bias")
 
 
 def _get(weights: Mapping, name: str):

@@ -278,13 +278,13 @@ def load_weights(model_dir=None, *, sha256: str = MODEL_SHA256) -> Mapping[str, 
 
 @functools.lru_cache(maxsize=4)
 def _load_weights_cached(folder: str, sha256: str) -> Mapping[str, np.ndarray]:
-    path = verify_checksum(_model_file(folder, WEIGHTS_FILE), sha256)
     try:
         from safetensors.numpy import load_file
     except ImportError as exc:
         raise ImportError(
             f"reading model.safetensors needs the 'safetensors' package; run: {INSTALL_HINT}"
         ) from exc
+    path = verify_checksum(_model_file(folder, WEIGHTS_FILE), sha256)
     raw = load_file(str(path))
     weights = check_bert_weights(raw, load_config(folder))
     for name, arr in weights.items():
@@ -520,7 +520,7 @@ def sentence_attention_from_to(
 def _resolve_dir(model_dir) -> Path:
     """``model_dir`` as an absolute path, or the installed package's folder."""
     if model_dir is None:
-        return find_model_dir()
+        return find_model_dir().resolve()
     folder = Path(model_dir)
     if not folder.is_dir():
         raise ModelNotFoundError(f"model_dir {str(folder)!r} is not a folder; run: {INSTALL_HINT}")

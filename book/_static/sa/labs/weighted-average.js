@@ -166,8 +166,7 @@ export function mount(root, config) {
   const select = h("select", { id: `${id}-mix` }, ...words.map((w, i) => h("option", { value: i }, w)));
   const shares = h("p", { class: "sa-wa-shares" });
   const lookText = h("p", { class: "sa-wa-look-text" });
-  const plane = h("figure", { class: "sa-wa-plane" }, svg,
-    h("figcaption", {}, h("label", { for: select.id }, "Draw the output of "), select, shares, lookText));
+  const mixer = h("p", { class: "sa-wa-mixer" }, h("label", { for: select.id }, "Draw the output of "), select);
 
   // --- The tables: X -> scores -> weights -> output.
   const cols = ["first", "second"];
@@ -205,7 +204,9 @@ export function mount(root, config) {
   const status = h("p", { class: "sa-wa-status", role: "status", "aria-live": "polite" });
   root.querySelector(".sa-lab-fallback")?.remove();
   root.append(h("div", { class: "sa-wa" }, controls,
-    h("div", { class: "sa-wa-main" }, plane, h("div", { class: "sa-wa-tables" }, ...tables)), hint, status));
+    h("div", { class: "sa-wa-top" }, h("div", { class: "sa-wa-plane" }, svg),
+      h("div", { class: "sa-wa-side" }, mixer, shares, lookText, status, hint)),
+    h("div", { class: "sa-wa-tables" }, ...tables)));
 
   // --- State changes.
   function place(i, p) {
@@ -255,10 +256,12 @@ export function mount(root, config) {
     const out = state.r.output[m];
     outStar.setAttribute("transform", `translate(${px(out[0])} ${py(out[1])})`);
     mixLayer.dataset.word = String(m);
-    const parts = w.map((v, j) => h("span", { class: "sa-wa-share", "data-word": j },
-      glyph(j), `${fmt(v, decimals.weights)} × ${words[j]}`));
+    const terms = w.map((v, j) => `${fmt(v, decimals.weights)} × ${words[j]}`);
+    const parts = terms.map((t, j) => h("span", { class: "sa-wa-share", "data-word": j }, glyph(j), t));
+    const result = `[${pair(out, decimals.output)}]`;
     shares.replaceChildren(`★ ${words[m]}'s output = `,
-      ...parts.flatMap((p, j) => (j ? [" + ", p] : [p])), ` = [${pair(out, decimals.output)}]`);
+      ...parts.flatMap((p, j) => (j ? [" + ", p] : [p])), ` = ${result}`);
+    return `${words[m]}'s output = ${terms.join(" + ")} = ${result}`; // for announcements
   }
 
   function look(pairIJ) {
@@ -284,7 +287,7 @@ export function mount(root, config) {
       t.querySelectorAll("th[data-r]").forEach((th) => {
         const r = Number(th.dataset.r);
         th.classList.toggle("is-looker", r === a);
-        th.classList.toggle("is-target", !byWord && t.dataset.table === "x" && r === b);
+        th.classList.toggle("is-target", t.dataset.table === "x" && r === b);
       });
       t.querySelectorAll("th[data-c]").forEach((th) => th.classList.toggle("is-target", byWord && Number(th.dataset.c) === b));
       t.querySelectorAll("td").forEach((td) => {
@@ -317,7 +320,7 @@ export function mount(root, config) {
     const p = presets[k];
     state.x = p.x.map((pt) => [...pt]);
     render();
-    say(`${p.label}. ${words[p.word]} takes ${rowText(p.word)}.`);
+    say(`Preset: ${p.label}. ${words[p.word]} takes ${rowText(p.word)}.`);
   }));
   reset.addEventListener("click", () => {
     state.x = config.x.map((p) => [...p]);
@@ -327,8 +330,7 @@ export function mount(root, config) {
   });
   select.addEventListener("change", () => {
     state.mix = Number(select.value);
-    drawMix();
-    say(shares.textContent.replace("★ ", ""));
+    say(`Drawing ${drawMix()}.`);
   });
 
   render();

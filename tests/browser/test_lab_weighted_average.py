@@ -1,0 +1,188 @@
+"""The "weighted average" lab shows the package's numbers in every test state.
+
+The expected tables come from the fixture that the page itself emits
+(``booktools.labs.weighted_average_fixture``), so the lab's JavaScript is
+checked against the NumPy package, cell by cell, as formatted strings.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests.browser.conftest import PageWatch
+
+LAB = "#wa-lab"
+FIXTURE = re.compile(
+    r'<script type="application/json" class="sa-fixture" data-for="wa-lab">(.*?)</script>', re.S)
+
+READ_TABLES = """root => Object.fromEntries([...root.querySelectorAll("table[data-table]")].map(t =>
+  [t.dataset.table, [...t.querySelectorAll("tbody tr")].map(tr =>
+    [...tr.querySelectorAll("td")].map(td => td.textContent))]))"""
+
+PLANE = """svg => { svg.scrollIntoView({block: "center"}); const r = svg.getBoundingClientRect();
+  return {left: r.left, top: r.top, width: r.width, height: r.height,
+          lo: +svg.dataset.min, hi: +svg.dataset.max, pad: +svg.dataset.pad, size: +svg.dataset.size}; }"""
+
+
+@pytest.fixture(scope="module")
+def fixture(built_book) -> dict:
+    html = (built_book / "weighted-average.html").read_text(encoding="utf-8")
+    match = FIXTURE.search(html)
+    assert match, "the page has no fixture for the lab"
+    return json.loads(match.group(1))
+
+
+@pytest.fixture(scope="module")
+def page(browser, site_url):
+    """One page load for the whole module (a load takes seconds); each test resets the lab."""
+    context = browser.new_context()
+    pg = context.new_page()
+    pg.watch = PageWatch(pg, site_url)
+    pg.goto(f"{site_url}/weighted-average.html")
+    pg.wait_for_selector(f"{LAB}.sa-lab-ready table[data-table=weights] td")
+    yield pg
+    context.close()
+
+
+@pytest.fixture
+def lab(page):
+    root = page.locator(LAB)
+    root.locator("button[data-action=reset]").click()
+    root.locator("select").select_option("0")
+    page.mouse.move(1, 1)
+    yield root
+    assert page.watch.console_errors == [], f"console errors: {page.watch.console_errors}"
+    assert page.watch.foreign == [], f"requests to other hosts: {page.watch.foreign}"
+
+
+def states(fixture, kind):
+    found = [s for s in fixture["states"] if s["action"]["kind"] == kind]
+    assert found, f"the fixture has no {kind} state"
+    return found
+
+
+def pixel(lab, point):
+    """Viewport coordinates of a point of the plane (the lab's own geometry)."""
+    g = lab.locator("svg.sa-wa-svg").evaluate(PLANE)
+    assert g["width"] == pytest.approx(g["height"], abs=1)  # square: no letterboxing
+    k = g["width"] / g["size"]
+    span = g["size"] - 2 * g["pad"]
+    x = g["left"] + (g["pad"] + (point[0] - g["lo"]) / (g["hi"] - g["lo"]) * span) * k
+    y = g["top"] + (g["pad"] + (g["hi"] - point[1]) / (g["hi"] - g["lo"]) * span) * k
+    return x, y
+
+
+def perform(page, lab, fixture, action):
+    lab.locator("button[data-action=reset]").click()
+    kind = action["kind"]
+    if kind == "preset":
+        lab.locator(f"button[data-preset={action['preset']}]").click()
+    elif kind == "scale":
+        lab.locator("input.sa-wa-scale").set_checked(action["on"])
+    elif kind == "drag":
+        start = pixel(lab, fixture["states"][0]["x"][action["word"]])
+        end = pixel(lab, action["to"])
+        page.mouse.move(*start)
+        page.mouse.down()
+        page.mouse.move(*end, steps=6)
+        page.mouse.up()
+    elif kind == "keys":
+        lab.locator(f".sa-wa-point[data-word='{action['word']}']").focus()
+        for key in action["keys"]:
+            page.keyboard.press(key)
+
+
+def check_states(page, lab, fixture, kind):
+    wrong = []
+    for state in states(fixture, kind):
+        perform(page, lab, fixture, state["action"])
+        shown = lab.evaluate(READ_TABLES)
+        if shown != state["tables"]:
+            wrong.append((state["name"], shown, state["tables"]))
+    assert wrong == []
+
+
+@pytest.mark.browser
+def test_start_presets_and_sqrt_switch_match_the_package(page, lab, fixture):
+    check_states(page, lab, fixture, "initial")
+    check_states(page, lab, fixture, "preset")
+    check_states(page, lab, fixture, "scale")
+    assert lab.get_attribute("data-scaled") == "false"
+    status = lab.locator(".sa-wa-status")
+    lab.locator("button[data-preset=far]").click()
+    assert "car becomes [5, 5]" in status.text_content()  # announced
+    assert status.get_attribute("aria-live") == "polite"
+
+
+@pytest.mark.browser
+def test_dragging_with_the_mouse_matches_the_package(page, lab, fixture):
+    check_states(page, lab, fixture, "drag")
+    last = states(fixture, "drag")[-1]
+    point = lab.locator(f".sa-wa-point[data-word='{last['action']['word']}']")
+    assert point.get_attribute("aria-label") == f"{fixture['words'][last['action']['word']]} at " + \
+        ", ".join(last["tables"]["x"][last["action"]["word"]])
+
+
+@pytest.mark.browser
+def test_arrow_keys_match_the_package(page, lab, fixture):
+    check_states(page, lab, fixture, "keys")
+    last = states(fixture, "keys")[-1]
+    word = last["action"]["word"]
+    point = lab.locator(f".sa-wa-point[data-word='{word}']")
+    assert point.get_attribute("aria-label") == f"{fixture['words'][word]} at " + \
+        ", ".join(last["tables"]["x"][word])
+    words, t = fixture["words"], last["tables"]
+    takes = ", ".join(f"{w} from {other}" for w, other in zip(t["weights"][word], words))
+    assert lab.locator(".sa-wa-status").text_content() == \
+        f"{words[word]} at {', '.join(t['x'][word])}. {words[word]} takes {takes}."
+
+
+@pytest.mark.browser
+def test_pointing_at_a_weight_shows_who_looks_at_whom(page, lab):
+    weights = lab.locator("table[data-table=weights]")
+    weights.locator("td[data-r='0'][data-c='2']").hover()
+    assert (lab.get_attribute("data-looker"), lab.get_attribute("data-target")) == ("cat", "car")
+    assert "is-looker" in lab.locator(".sa-wa-point[data-word='0']").get_attribute("class")
+    assert "is-target" in lab.locator(".sa-wa-point[data-word='2']").get_attribute("class")
+    assert "is-looker" in weights.locator("th[data-r='0']").get_attribute("class")
+    assert "is-target" in weights.locator("th[data-c='2']").get_attribute("class")
+    assert lab.locator("line.sa-wa-look").is_visible()
+    assert "cat looks at car" in lab.locator(".sa-wa-look-text").text_content()
+    page.mouse.move(1, 1)
+    assert lab.get_attribute("data-looker") is None
+    assert not lab.locator("line.sa-wa-look").is_visible()
+    weights.locator("td[data-r='1'][data-c='0']").focus()  # the keyboard gets the same
+    assert (lab.get_attribute("data-looker"), lab.get_attribute("data-target")) == ("dog", "cat")
+    # Every word can be dragged by touch as well: the browser must not scroll instead.
+    touch = lab.locator(".sa-wa-point").evaluate_all(
+        "els => els.map(el => getComputedStyle(el).touchAction)")
+    assert touch == ["none"] * 3
+
+
+@pytest.mark.browser
+def test_mix_chooser_redraws_the_chosen_output(page, lab, fixture):
+    start = fixture["states"][0]["tables"]
+    words = fixture["words"]
+    star = lab.locator("polygon.sa-wa-star")
+    shares = lab.locator(".sa-wa-shares")
+    drawn = []
+    for m, word in enumerate(words):
+        lab.locator("select").select_option(str(m))
+        text = shares.text_content()
+        for j, other in enumerate(words):
+            assert f"{start['weights'][m][j]} × {other}" in text
+        assert f"[{', '.join(start['output'][m])}]" in text
+        assert lab.locator("g.sa-wa-mix").get_attribute("data-word") == str(m)
+        # The dashed shares are laid end to end and finish at the star.
+        last = lab.locator("line.sa-wa-seg").last
+        end = [float(last.get_attribute(a)) for a in ("x2", "y2")]
+        at = [float(v) for v in re.findall(r"[-\d.]+", star.get_attribute("transform"))]
+        assert end == pytest.approx(at, abs=1e-6)
+        drawn.append(star.get_attribute("transform"))
+    assert len(set(drawn)) == len(words)
+    terms = " + ".join(f"{w} × {other}" for w, other in zip(start["weights"][-1], words))
+    assert lab.locator(".sa-wa-status").text_content() == \
+        f"Drawing {words[-1]}'s output = {terms} = [{', '.join(start['output'][-1])}]."

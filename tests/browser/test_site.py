@@ -1,0 +1,175 @@
+"""Crawl every built page in Chromium: offline, error-free, accessible, light.
+
+The list of pages comes from the build output. For each page, in light and in
+dark mode, with every dropdown and fold open, the crawl checks:
+
+* no request to another host, no console error, no CSP violation;
+* every image has meaningful alt text; no math left raw or in error;
+* axe-core finds no critical and no serious violation;
+* the page's own weight (its HTML and images) is under the budget.
+
+It also writes a report, ``_build/site-report.md``, with one row per page.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.browser.conftest import PageWatch
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+AXE = ROOT / "tests" / "vendor" / "axe-core" / "axe.min.js"
+WEIGHT_BUDGET_KB = 600
+REPORT: dict[str, dict] = {}
+
+WAIT_FOR_MATH = """async () => {
+  if (!window.MathJax || !window.MathJax.startup) return 'no-mathjax';
+  await window.MathJax.startup.promise;
+  return 'ok';
+}"""
+
+RAW_MATH = """() => Array.from(document.querySelectorAll('.math'))
+  .filter(el => !el.querySelector('mjx-container') && el.tagName !== 'MJX-CONTAINER')
+  .map(el => el.textContent.slice(0, 60))"""
+
+OPEN_EVERYTHING = """() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  document.querySelectorAll('.sa-fold-bar button').forEach(b => b.click());
+  document.querySelectorAll('button.toggle-button').forEach(b => {
+    if (b.getAttribute('aria-expanded') === 'false') b.click();
+  });
+}"""
+
+IMAGES = """() => Array.from(document.querySelectorAll('main img, article img')).map(img => ({
+  src: img.getAttribute('src'), alt: (img.getAttribute('alt') || '').trim()
+}))"""
+
+CSP_LISTENER = """window.__cspViolations = [];
+document.addEventListener('securitypolicyviolation',
+  e => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));"""
+
+
+def site_pages(built_book: Path) -> list[str]:
+    """Every HTML page of the build, from the build output itself."""
+    return sorted(
+        str(p.relative_to(built_book)) for p in built_book.rglob("*.html")
+        if not p.relative_to(built_book).parts[0].startswith("_")
+    )
+
+
+def meaningful_alt(alt: str) -> bool:
+    """Alt text that says something: not empty, not a file name or a hash."""
+    if len(alt) < 8:
+        return False
+    if re.search(r"\.(png|jpe?g|svg|gif|webp)\b", alt, re.I) or re.fullmatch(r"[0-9a-f]{16,}", alt):
+        return False
+    return alt.lower() not in {"image", "figure", "plot", "output", "png"}
+
+
+def page_weight_kb(built_book: Path, page_path: str, html: str) -> float:
+    """Size of the page's HTML plus the images it shows (not shared assets)."""
+    total = (built_book / page_path).stat().st_size
+    base = (built_book / page_path).parent
+    for src in set(re.findall(r'<img[^>]+src="([^"]+)"', html)):
+        if src.startswith(("data:", "http")) or "_static/" in src:
+            continue
+        f = (base / src.split("?")[0]).resolve()
+        if f.exists():
+            total += f.stat().st_size
+    return total / 1024
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    return AXE.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_every_page_is_offline_clean_accessible_and_light(browser, site_url, built_book,
+                                                         axe_source, mode):
+    pages = site_pages(built_book)
+    assert "index.html" in pages and "weighted-average.html" in pages
+    problems = []
+    for site_page in pages:
+        problems += [f"{site_page} ({mode}): {p}" for p in
+                     crawl(browser, site_url, built_book, axe_source, site_page, mode)]
+    assert problems == [], "\n".join(problems)
+
+
+def crawl(browser, site_url, built_book, axe_source, site_page, mode) -> list[str]:
+    """Open one page in one colour mode; return what is wrong with it."""
+    context = browser.new_context(color_scheme=mode)
+    context.add_init_script(
+        f"try {{ localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}'); }} catch (e) {{}}"
+    )
+    context.add_init_script(CSP_LISTENER)
+    page = context.new_page()
+    watch = PageWatch(page, site_url)
+    problems = []
+    try:
+        page.goto(f"{site_url}/{site_page}", wait_until="networkidle")
+        theme = page.evaluate("document.documentElement.dataset.theme")
+        if theme != mode:
+            problems.append(f"theme is {theme!r}, not {mode!r}")
+        if page.locator(".math").count() and page.evaluate(WAIT_FOR_MATH) != "ok":
+            problems.append("MathJax did not load")
+        page.evaluate(OPEN_EVERYTHING)
+        page.wait_for_timeout(150)
+        raw_math = page.evaluate(RAW_MATH)
+        math_errors = page.locator("mjx-merror").count()
+        images = page.evaluate(IMAGES)
+        bad_alt = [i["src"] for i in images if not meaningful_alt(i["alt"])]
+        csp = page.evaluate("window.__cspViolations")
+        page.evaluate(axe_source)  # through the DevTools protocol: not subject to the page's CSP
+        axe = page.evaluate("""async () => {
+            const r = await axe.run(document, {resultTypes: ['violations']});
+            return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+                nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}));
+        }""")
+        html = (built_book / site_page).read_text(encoding="utf-8")
+        weight = page_weight_kb(built_book, site_page, html)
+        impacts = {k: sum(1 for v in axe if v["impact"] == k)
+                   for k in ("critical", "serious", "moderate", "minor")}
+        REPORT[f"{site_page} ({mode})"] = {
+            "foreign": len(watch.foreign), "console_errors": len(watch.console_errors),
+            "axe": impacts, "weight_kb": round(weight, 1),
+            "axe_ids": sorted({f"{v['impact']}:{v['id']}" for v in axe}),
+        }
+        _write_report()
+        if watch.foreign:
+            problems.append(f"requests to other hosts: {watch.foreign}")
+        if watch.console_errors:
+            problems.append(f"console errors: {watch.console_errors}")
+        if csp:
+            problems.append(f"CSP violations: {csp}")
+        if raw_math or math_errors:
+            problems.append(f"math left raw {raw_math} or in error ({math_errors})")
+        if bad_alt:
+            problems.append(f"images without meaningful alt text: {bad_alt}")
+        severe = [v for v in axe if v["impact"] in ("critical", "serious")]
+        if severe:
+            problems.append("axe violations: " + json.dumps(severe))
+        if weight >= WEIGHT_BUDGET_KB:
+            problems.append(f"weighs {weight:.0f} KB (budget {WEIGHT_BUDGET_KB} KB)")
+    finally:
+        context.close()
+    return problems
+
+
+def _write_report() -> None:
+    lines = ["| page | other hosts | console errors | axe critical/serious/moderate/minor "
+             "| axe rules | weight KB |", "|---|---:|---:|---|---|---:|"]
+    for name, r in sorted(REPORT.items()):
+        a = r["axe"]
+        lines.append(f"| {name} | {r['foreign']} | {r['console_errors']} | "
+                     f"{a['critical']}/{a['serious']}/{a['moderate']}/{a['minor']} | "
+                     f"{', '.join(r['axe_ids'])} | {r['weight_kb']} |")
+    out = ROOT / "_build" / "site-report.md"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
