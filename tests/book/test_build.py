@@ -33,3 +33,15 @@ def test_downloaded_notebook_runs_outside_the_book(built_book, tmp_path):
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     assert any("Right" in str(o.get("data", {}).get("text/plain", "")) for o in outputs)
+
+
+@pytest.mark.book
+def test_every_figure_is_opaque_so_it_survives_dark_mode(built_book):
+    from PIL import Image
+
+    images = sorted((built_book / "_images").glob("*.png"))
+    assert images, "the book has no figures?"
+    for path in images:
+        with Image.open(path) as im:
+            if "A" in im.getbands():
+                assert im.getchannel("A").getextrema()[0] == 255, f"{path.name} has transparent pixels"

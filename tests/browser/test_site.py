@@ -157,9 +157,28 @@ def crawl(browser, site_url, built_book, axe_source, site_page, mode) -> list[st
             problems.append("axe violations: " + json.dumps(severe))
         if weight >= WEIGHT_BUDGET_KB:
             problems.append(f"weighs {weight:.0f} KB (budget {WEIGHT_BUDGET_KB} KB)")
+        problems += zoomed_overflow(page)
     finally:
         context.close()
     return problems
+
+
+ZOOM_OVERFLOW = """() => {
+  const article = document.querySelector('article.bd-article');
+  if (!article) return [];
+  const right = article.getBoundingClientRect().right + 2;
+  return Array.from(article.querySelectorAll('img, svg.sa-plane, .sa-lab'))
+    .filter(el => el.getBoundingClientRect().width > 0 && el.getBoundingClientRect().right > right)
+    .map(el => el.getAttribute('src') || el.className.baseVal || el.className);
+}"""
+
+
+def zoomed_overflow(page) -> list[str]:
+    """At 200% zoom a 1280-pixel window is 640 CSS pixels wide: figures and labs must fit."""
+    page.set_viewport_size({"width": 640, "height": 720})
+    page.wait_for_timeout(100)
+    wide = page.evaluate(ZOOM_OVERFLOW)
+    return [f"at 200% zoom these overflow the text column: {wide}"] if wide else []
 
 
 def _write_report() -> None:

@@ -171,10 +171,10 @@ export function mount(root, config) {
   // --- The tables: X -> scores -> weights -> output.
   const cols = ["first", "second"];
   const specs = [
-    ["x", "X: the words", cols, ""],
+    ["x", "X: the words", cols, "word"],
     ["scores", "", words, "looks at →"],
     ["weights", "weights: softmax of each row", words, "takes from →"],
-    ["output", "output = weights X", cols, ""],
+    ["output", "output = weights X", cols, "word"],
   ];
   const cells = {};
   const tables = specs.map(([name, caption, heads, corner]) => {

@@ -1,0 +1,310 @@
+"""Blockwise attention: exact softmax attention that never holds all n*n scores.
+
+Plain attention builds the whole ``(L, S)`` score matrix, then takes its
+softmax. Here the keys and values are walked in blocks of ``block_size``.
+Each query keeps three running numbers while it reads the blocks: the
+largest score seen so far (``run_max``), the sum of ``exp(score - run_max)``
+(``run_sum``) and the matching weighted sum of values (``acc``). When a
+block brings a larger score, the old sums are multiplied by
+``exp(old_max - new_max)``, so they stay exactly what they would have been
+with the new maximum. At the end ``acc / run_sum`` is the softmax-weighted
+average: the same numbers as plain attention, up to rounding. This is the
+"online softmax" of FlashAttention.
+
+Memory: one tile of ``query_block_size * block_size`` scores per thread,
+plus the ``(L, d_v)`` output -- it grows like ``n * block``, not ``n**2``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ._validate import broadcast_shape, check_positive_int, check_scale
+from .attention import _check_qkv
+
+#: Keys per block (the step of the online softmax).
+DEFAULT_BLOCK_SIZE = 1024
+#: Queries per block (one task for one thread).
+DEFAULT_QUERY_BLOCK_SIZE = 256
+# Below this many scores in all, threads cost more than they save.
+_MIN_PARALLEL_SCORES = 1 << 18
+
+
+def blockwise_attention(
+    q,
+    k,
+    v,
+    *,
+    mask=None,
+    causal: bool = False,
+    scale=None,
+    block_size: int = DEFAULT_BLOCK_SIZE,
+    query_block_size: int = DEFAULT_QUERY_BLOCK_SIZE,
+    num_threads: int | None = None,
+):
+    """Exact attention computed block by block with an online softmax.
+
+    Gives the same result as
+    :func:`~selfattention.attention.scaled_dot_product_attention` (up to
+    floating-point rounding) with the same arguments, but walks the keys and
+    values in blocks of ``block_size``, keeping a running maximum and a
+    running sum per query. Extra memory is one ``(query_block_size,
+    block_size)`` tile of scores per thread plus the output, so it grows
+    like ``n * block`` instead of ``n**2``.
+
+    With ``causal=True``, key blocks that lie entirely after a query block
+    are skipped, which halves the work for ``L == S``. Key blocks that a
+    boolean ``mask`` blocks completely are skipped too. Query blocks are
+    spread over ``num_threads`` threads; NumPy releases the GIL inside
+    its matrix products and ufuncs, so they run on separate cores.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., L, d_k)
+        Queries.
+    k : array_like, shape (..., S, d_k)
+        Keys.
+    v : array_like, shape (..., S, d_v)
+        Values.
+    mask : array_like, optional, keyword-only
+        Boolean (``True`` = may attend) or float (added to the scores; use
+        ``-inf`` to block), broadcastable to ``(..., L, S)``. It is read
+        one block at a time and never copied whole.
+    causal : bool, default False, keyword-only
+        Block keys after the query (top-left aligned when ``L != S``).
+    scale : float, optional, keyword-only
+        Multiplies the scores; defaults to ``1 / sqrt(d_k)``.
+    block_size : int, default 1024, keyword-only
+        Keys (and values) per block.
+    query_block_size : int, default 256, keyword-only
+        Queries per block; each query block is one task for one thread.
+    num_threads : int, optional, keyword-only
+        Threads to use; defaults to the number of CPUs (at most 8). Small
+        inputs always run in the calling thread.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., L, d_v)
+        Each row is the softmax-weighted average of the rows of ``v``; a
+        query whose keys are all masked gets 0. float32 inputs give a
+        float32 result, anything else float64.
+
+    Raises
+    ------
+    TypeError
+        If an input is not numeric, ``mask`` is neither bool nor numeric,
+        or a size or ``scale`` has the wrong type.
+    ValueError
+        If a shape is wrong, ``d_k`` of q and k differ, ``S`` of k and v
+        differ, ``mask`` does not broadcast to ``(..., L, S)``, an input
+        contains NaN or inf, a size is not positive, or the scores
+        overflow to ``+inf``.
+
+    Examples
+    --------
+    The book's running example gives the same numbers as plain attention:
+
+    >>> import numpy as np
+    >>> from selfattention.attention import scaled_dot_product_attention
+    >>> x = [[2, 0], [1, 1], [0, 2]]
+    >>> blockwise_attention(x, x, x, block_size=2).round(2)
+    array([[1.72, 0.28],
+           [1.  , 1.  ],
+           [0.28, 1.72]])
+    >>> blockwise_attention(x, x, x, causal=True, block_size=1).round(2)
+    array([[2.  , 0.  ],
+           [1.5 , 0.5 ],
+           [0.28, 1.72]])
+
+    On longer inputs it agrees with the plain function:
+
+    >>> rng = np.random.default_rng(0)
+    >>> q, k, v = rng.standard_normal((3, 2, 300, 16))  # 2 heads, 300 words
+    >>> out = blockwise_attention(q, k, v, causal=True, block_size=64)
+    >>> out.shape
+    (2, 300, 16)
+    >>> bool(np.allclose(out, scaled_dot_product_attention(q, k, v, causal=True)))
+    True
+    """
+    q, k, v = _check_qkv(q, k, v)
+    L, S = q.shape[-2], k.shape[-2]
+    block_size = check_positive_int(block_size, "block_size")
+    query_block_size = check_positive_int(query_block_size, "query_block_size")
+    if num_threads is None:
+        num_threads = _cpu_count()
+    else:
+        num_threads = check_positive_int(num_threads, "num_threads")
+    scale = check_scale(scale, q.shape[-1])
+    allowed, bias = _check_mask(mask, L, S, q.shape[:-2], k.shape[:-2])
+    mask_batch = () if mask is None else np.shape(allowed if bias is None else bias)[:-2]  # may add dims
+    batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], mask_batch)
+    dtype = q.dtype
+    out = np.zeros(batch + (L, v.shape[-1]), dtype=dtype)  # (..., L, d_v)
+    if L == 0 or S == 0 or out.size == 0:
+        return out  # no keys at all: every query is fully masked
+
+    qs = q * dtype.type(scale)  # (..., L, d_k): scale once here, not n*n times
+    qs = np.broadcast_to(qs, batch + q.shape[-2:])  # views, no copies
+    k = np.broadcast_to(k, batch + k.shape[-2:])
+    v = np.broadcast_to(v, batch + v.shape[-2:])
+    if allowed is not None:
+        allowed = np.broadcast_to(allowed, batch + (L, S))
+    if bias is not None:
+        bias = np.broadcast_to(bias, batch + (L, S))
+
+    tasks = []
+    for idx in np.ndindex(*batch):
+        for r0 in range(0, L, query_block_size):
+            r1 = min(r0 + query_block_size, L)
+            tasks.append((idx, r0, r1))
+    if causal:
+        tasks.sort(key=lambda t: -t[2])  # longest first: better balance
+
+    def run(task):
+        idx, r0, r1 = task
+        _attend_rows(
+            qs[idx], k[idx], v[idx],
+            None if allowed is None else allowed[idx],
+            None if bias is None else bias[idx],
+            bool(causal), r0, r1, block_size, out[idx],
+        )
+
+    work = int(np.prod(batch, dtype=np.int64)) * L * S  # scores in all
+    if num_threads > 1 and len(tasks) > 1 and work >= _MIN_PARALLEL_SCORES and not _in_worker():
+        pool = _pool(num_threads)
+        for future in [pool.submit(run, task) for task in tasks]:
+            future.result()  # re-raises a worker's exception here
+    else:
+        for task in tasks:
+            run(task)
+    return out
+
+
+def _attend_rows(q, k, v, allowed, bias, causal, r0, r1, block_size, out):
+    """Online softmax over key blocks for query rows ``r0:r1`` of one batch slice.
+
+    ``q`` (L, d_k) is already scaled; ``k`` (S, d_k); ``v`` (S, d_v);
+    ``allowed`` and ``bias`` are (L, S) views or None; rows ``r0:r1`` of
+    ``out`` (L, d_v) are written.
+    """
+    dtype = q.dtype
+    rows = r1 - r0
+    k_end = min(k.shape[0], r1) if causal else k.shape[0]  # causal: later keys are all masked
+    q_blk = q[r0:r1]  # (R, d_k)
+    acc = np.zeros((rows, v.shape[1]), dtype)  # (R, d_v) running sum of weight * value
+    pv = np.empty_like(acc)  # (R, d_v)
+    run_max = np.full(rows, -np.inf, dtype)  # (R,) largest score so far
+    new_max = np.empty(rows, dtype)  # (R,)
+    run_sum = np.zeros(rows, dtype)  # (R,) sum of exp(score - run_max)
+    tile = np.empty((rows, min(block_size, k_end)), dtype)  # (R, B) the only score buffer
+    inf = dtype.type(np.inf)
+    for c0 in range(0, k_end, block_size):
+        c1 = min(c0 + block_size, k_end)
+        if allowed is not None:
+            keep = allowed[r0:r1, c0:c1]  # (R, b)
+            if not keep.any():
+                continue  # the mask blocks this whole block
+        s = tile[:, : c1 - c0]  # (R, b)
+        np.matmul(q_blk, k[c0:c1].T, out=s)  # (R, b) scaled scores
+        if bias is not None:
+            np.add(s, bias[r0:r1, c0:c1], out=s, dtype=dtype, casting="same_kind")
+        if allowed is not None:
+            np.copyto(s, -inf, where=~keep)
+        if causal and c1 - 1 > r0:  # a diagonal block: hide keys after each query
+            np.copyto(s, -inf, where=_after_diagonal(rows, c1 - c0, r0 - c0))
+        np.max(s, axis=1, out=new_max)  # (R,)
+        if not (new_max < inf).all():  # max propagates NaN and +inf
+            raise ValueError(
+                "scores contain NaN or +inf (q @ k.T overflowed); "
+                f"q: {q.shape}, k: {k.shape}, scale folded into q"
+            )
+        np.maximum(new_max, run_max, out=new_max)
+        shift = np.where(new_max == -inf, 0, new_max).astype(dtype, copy=False)  # (R,) finite
+        alpha = np.exp(run_max - shift)  # (R,) rescales the old sums; 0 if there were none
+        np.subtract(s, shift[:, None], out=s)
+        np.exp(s, out=s)  # (R, b) weights, not yet divided by their sum
+        run_sum *= alpha
+        run_sum += s.sum(axis=1)
+        np.matmul(s, v[c0:c1], out=pv)  # (R, d_v)
+        acc *= alpha[:, None]
+        acc += pv
+        run_max, new_max = new_max, run_max
+    total = run_sum[:, None]  # (R, 1)
+    np.divide(acc, total, out=out[r0:r1], where=total > 0)  # fully masked rows stay 0
+
+
+@functools.lru_cache(maxsize=64)
+def _after_diagonal(rows: int, cols: int, offset: int) -> np.ndarray:
+    """Boolean (rows, cols): True where key ``c`` comes after query ``r + offset``."""
+    hidden = ~np.tri(rows, cols, k=offset, dtype=bool)  # (rows, cols)
+    hidden.flags.writeable = False
+    return hidden
+
+
+def _check_mask(mask, L, S, q_batch, k_batch):
+    """Validate ``mask`` like the plain function; return (allowed, bias), one of them None.
+
+    Unlike the plain function nothing is copied or broadcast: a float mask
+    keeps its dtype and is converted one block at a time.
+    """
+    if mask is None:
+        return None, None
+    m = np.asarray(mask)
+    target = broadcast_shape(q_batch, k_batch, "q and k") + (L, S)
+    is_real = m.dtype != object and (
+        np.issubdtype(m.dtype, np.floating) or np.issubdtype(m.dtype, np.integer)
+    )
+    if m.dtype != np.bool_ and not is_real:
+        raise TypeError(f"mask must be boolean or float, got dtype {m.dtype}")
+    if is_real and (np.isnan(m).any() or np.isposinf(m).any()):
+        raise ValueError("mask: a float mask may hold real numbers or -inf, not NaN or +inf")
+    try:
+        full = np.broadcast_shapes(m.shape, target)
+    except ValueError:
+        full = None
+    if full is None or full[-2:] != (L, S):
+        raise ValueError(f"mask of shape {m.shape} does not broadcast to (..., L, S) = {target}")
+    return (m, None) if m.dtype == np.bool_ else (None, m)
+
+
+def _cpu_count() -> int:
+    """CPUs this process may run on, at most 8."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        n = os.cpu_count() or 1
+    return max(1, min(n, 8))
+
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+_POOLS_LOCK = threading.Lock()
+_WORKER = threading.local()
+
+
+def _mark_worker() -> None:
+    _WORKER.active = True
+
+
+def _in_worker() -> bool:
+    """True inside one of our pool threads (then run serially: no nested waiting)."""
+    return getattr(_WORKER, "active", False)
+
+
+def _pool(num_threads: int) -> ThreadPoolExecutor:
+    """A shared pool per thread count, made on first use and kept."""
+    with _POOLS_LOCK:
+        pool = _POOLS.get(num_threads)
+        if pool is None:
+            pool = ThreadPoolExecutor(
+                num_threads, thread_name_prefix="blockwise", initializer=_mark_worker
+            )
+            _POOLS[num_threads] = pool
+        return pool
+
+
+__all__ = ["DEFAULT_BLOCK_SIZE", "DEFAULT_QUERY_BLOCK_SIZE", "blockwise_attention"]
