@@ -194,23 +194,22 @@ def _attend_rows(q, k, v, allowed, bias, causal, r0, r1, block_size, out):
     """
     dtype = q.dtype
     rows = r1 - r0
-    k_end = min(k.shape[0], r1) if causal else k.shape[0]  # causal: later keys are all masked
-    q_blk = q[r0:r1]  # (R, d_k)
+    q_blk = np.ascontiguousarray(q[r0:r1])  # (R, d_k)
     acc = np.zeros((rows, v.shape[1]), dtype)  # (R, d_v) running sum of weight * value
     pv = np.empty_like(acc)  # (R, d_v)
     run_max = np.full(rows, -np.inf, dtype)  # (R,) largest score so far
     new_max = np.empty(rows, dtype)  # (R,)
     run_sum = np.zeros(rows, dtype)  # (R,) sum of exp(score - run_max)
-    tile = np.empty((rows, min(block_size, k_end)), dtype)  # (R, B) the only score buffer
+    blocks = _key_blocks(r0, r1, k.shape[0], block_size, causal)
+    buf = np.empty(rows * max((c1 - c0 for c0, c1 in blocks), default=0), dtype)  # the only score buffer
     inf = dtype.type(np.inf)
-    for c0 in range(0, k_end, block_size):
-        c1 = min(c0 + block_size, k_end)
+    for c0, c1 in blocks:
         if allowed is not None:
             keep = allowed[r0:r1, c0:c1]  # (R, b)
             if not keep.any():
                 continue  # the mask blocks this whole block
-        s = tile[:, : c1 - c0]  # (R, b)
-        np.matmul(q_blk, k[c0:c1].T, out=s)  # (R, b) scaled scores
+        s = buf[: rows * (c1 - c0)].reshape(rows, c1 - c0)  # (R, b), contiguous
+        _matmul(q_blk, k[c0:c1].T, s)  # (R, b) scaled scores
         if bias is not None:
             np.add(s, bias[r0:r1, c0:c1], out=s, dtype=dtype, casting="same_kind")
         if allowed is not None:
@@ -221,7 +220,7 @@ def _attend_rows(q, k, v, allowed, bias, causal, r0, r1, block_size, out):
         if not (new_max < inf).all():  # max propagates NaN and +inf
             raise ValueError(
                 "scores contain NaN or +inf (q @ k.T overflowed); "
-                f"q: {q.shape}, k: {k.shape}, scale folded into q"
+                f"q: {q.shape}, k: {k.shape}"
             )
         np.maximum(new_max, run_max, out=new_max)
         shift = np.where(new_max == -inf, 0, new_max).astype(dtype, copy=False)  # (R,) finite
@@ -230,12 +229,48 @@ def _attend_rows(q, k, v, allowed, bias, causal, r0, r1, block_size, out):
         np.exp(s, out=s)  # (R, b) weights, not yet divided by their sum
         run_sum *= alpha
         run_sum += s.sum(axis=1)
-        np.matmul(s, v[c0:c1], out=pv)  # (R, d_v)
+        _matmul(s, v[c0:c1], pv)  # (R, d_v)
         acc *= alpha[:, None]
         acc += pv
         run_max, new_max = new_max, run_max
     total = run_sum[:, None]  # (R, 1)
     np.divide(acc, total, out=out[r0:r1], where=total > 0)  # fully masked rows stay 0
+
+
+def _key_blocks(r0: int, r1: int, S: int, block_size: int, causal: bool) -> list:
+    """The ``(c0, c1)`` key ranges that query rows ``r0:r1`` must read.
+
+    With ``causal`` the keys from ``r1`` on are masked for every one of
+    these queries (top-left alignment), so those blocks are skipped.
+    """
+    end = min(S, r1) if causal else S
+    return [(c0, min(c0 + block_size, end)) for c0 in range(0, end, block_size)]
+
+
+# OpenBLAS runs a matrix product of m*n*k <= 2**18 in the calling thread and
+# larger ones on its own threads, which then wait for each other at every
+# call. We bring our own threads, so products are cut into row groups of
+# this size and handed to BLAS as one batched call: still one NumPy call.
+_SERIAL_MNK = 1 << 18
+
+
+def _matmul(a, b, out) -> None:
+    """``out[...] = a @ b`` for 2-D arrays, as BLAS calls of at most ``_SERIAL_MNK``.
+
+    ``a`` (R, K) and ``out`` (R, N) must be C-contiguous so that the row
+    groups are views.
+    """
+    rows, inner = a.shape
+    group = max(1, _SERIAL_MNK // max(1, inner * b.shape[1]))
+    if group >= rows:
+        np.matmul(a, b, out=out)
+        return
+    whole = rows - rows % group
+    np.matmul(  # (R/g, g, N): one BLAS call per group of g rows
+        a[:whole].reshape(-1, group, inner), b, out=out[:whole].reshape(-1, group, b.shape[1])
+    )
+    if whole < rows:
+        np.matmul(a[whole:], b, out=out[whole:])
 
 
 @functools.lru_cache(maxsize=64)

@@ -120,7 +120,7 @@ def crawl(browser, site_url, built_book, axe_source, site_page, mode) -> list[st
         if page.locator(".math").count() and page.evaluate(WAIT_FOR_MATH) != "ok":
             problems.append("MathJax did not load")
         page.evaluate(OPEN_EVERYTHING)
-        page.wait_for_timeout(150)
+        page.wait_for_timeout(600)  # the theme marks scrollable blocks focusable after 300 ms
         raw_math = page.evaluate(RAW_MATH)
         math_errors = page.locator("mjx-merror").count()
         images = page.evaluate(IMAGES)

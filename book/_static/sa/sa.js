@@ -23,7 +23,22 @@ async function mountLabs() {
   }
 }
 
+// Code blocks and outputs that scroll sideways must be reachable by keyboard.
+// The theme does this too, but only after DOM changes settle; do it now.
+const SCROLLABLE = "pre, .cell_output > .output, .pst-scrollable-table-container";
+
+function markScrollables() {
+  for (const el of document.querySelectorAll(SCROLLABLE)) {
+    const scrolls = el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight;
+    if (scrolls) el.tabIndex = 0;
+  }
+}
+
 function start() {
+  markScrollables();
+  window.addEventListener("load", markScrollables);
+  window.addEventListener("resize", markScrollables);
+  document.addEventListener("toggle", markScrollables, true);
   initShortcuts();
   initSelfChecks();
   mountLabs();
