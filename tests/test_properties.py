@@ -19,7 +19,7 @@ from selfattention import causal_mask, scaled_dot_product_attention, softmax
 #: Deterministic runs, no example database written to disk, no deadline (a
 #: slow CI machine must not fail a correct test), and few enough examples
 #: that the whole module runs in a few seconds.
-PROPERTY_SETTINGS = settings(derandomize=True, database=None, deadline=None, max_examples=40)
+PROPERTY_SETTINGS = settings(derandomize=True, database=None, deadline=None, max_examples=30)
 
 #: Inputs of the float64 tests lie in [-BOUND, BOUND]. With ``d_k <= 4`` a
 #: scaled score is at most 200 in size, so two scores of a row differ by at
@@ -38,12 +38,12 @@ F64_ATOL = 1e-10
 #: float32 against a float64 reference. float32 keeps about 7 digits
 #: (eps = 1.2e-7). The float32 inputs lie in [-F32_BOUND, F32_BOUND], so with
 #: ``d_k <= 4`` a score is at most 32 in size and is off by at most about
-#: d_k * eps * 32 ~ 1.5e-5 in the worst case (about 1e-6 in practice, as
-#: rounding errors partly cancel). That error reaches the weights unchanged
-#: and the outputs times max|v|. So weights must agree within FLOAT32_ATOL
-#: and outputs within FLOAT32_ATOL * max(1, max|v|). A float32 result that
-#: was computed in float16, or rounded to float32 too early in a way that
-#: loses digits, misses this by a factor of 100 or more.
+#: d_k * eps * 32 ~ 1.5e-5 (a worst case; rounding errors partly cancel, and
+#: a targeted search of 4000 examples found at most 5e-7). Softmax passes an
+#: absolute score error on to the weights as the same relative error, and
+#: the outputs, averages of v, multiply it by max|v|. So weights must agree
+#: within FLOAT32_ATOL and outputs within FLOAT32_ATOL * max(1, max|v|).
+#: Doing the softmax in float16 (eps = 1e-3) makes this test fail.
 F32_BOUND = 4.0
 FLOAT32_ATOL = 2e-5
 

@@ -234,7 +234,7 @@ def plot_online_softmax(steps: Sequence, scores, final, *, query: int = 0) -> Fi
         raise ValueError(f"scores {scores.shape} and final {final.shape} do not match the steps")
     i = query
     blocks = np.array([st.block for st in steps])  # numbered as the trace numbers them
-    fig, (ax_s, ax_l, ax_o) = plt.subplots(1, 3, figsize=(10.2, 3.5))
+    fig, (ax_s, ax_l, ax_o) = plt.subplots(1, 3, figsize=(9.0, 3.5))
 
     # (a) scores and the running max
     keys = np.arange(scores.shape[1])
@@ -242,18 +242,16 @@ def plot_online_softmax(steps: Sequence, scores, final, *, query: int = 0) -> Fi
         if st.block % 2:
             ax_s.axvspan(st.start - 0.5, st.stop - 0.5, color="0.93", zorder=0)
         ax_s.hlines(st.run_max[i], st.start - 0.5, st.stop - 0.5, color=OKABE_ITO[5], lw=2.4, zorder=3)
-    ax_s.plot(keys, scores[i], "o", color=OKABE_ITO[0], ms=4, zorder=2, label="score")
-    ax_s.plot([], [], color=OKABE_ITO[5], lw=2.4, label="running max m")
-    ax_s.set_xlabel("key (shaded: every other block)")
-    ax_s.set_title("(a) scores and running max")
-    ax_s.legend(loc="lower right", fontsize=8.5, frameon=True, framealpha=1)
+    ax_s.plot(keys, scores[i], "o", color=OKABE_ITO[0], ms=4, zorder=2)
+    ax_s.set_xlabel("key (blocks shaded in turn)")
+    ax_s.set_title("(a) scores (dots), running max m", fontsize=10.5)
 
     # (b) the running sum: what is kept of the old sum, plus the new block
     old = np.array([0.0] + [st.run_sum[i] for st in steps[:-1]])  # l before each block
     kept = old * np.array([st.rescale[i] for st in steps])  # l_old * exp(m_old - m_new)
     new = np.array([st.run_sum[i] for st in steps]) - kept  # what the block itself added
-    ax_l.bar(blocks, kept, color=OKABE_ITO[4], label="old l × exp(m_old − m_new)")
-    ax_l.bar(blocks, new, bottom=kept, color=OKABE_ITO[1], label="this block's sum")
+    ax_l.bar(blocks, kept, color=OKABE_ITO[4], label="old l, rescaled")
+    ax_l.bar(blocks, new, bottom=kept, color=OKABE_ITO[1], label="this block")
     top = (kept + new).max()
     for k, (b, st) in enumerate(zip(blocks, steps)):
         if k > 0:
@@ -262,7 +260,7 @@ def plot_online_softmax(steps: Sequence, scores, final, *, query: int = 0) -> Fi
     ax_l.set_ylim(0, top * 1.45)
     ax_l.set_xticks(blocks)
     ax_l.set_xlabel("after block")
-    ax_l.set_title("(b) running sum l")
+    ax_l.set_title("(b) running sum l", fontsize=10.5)
     ax_l.legend(loc="upper left", fontsize=8.5, frameon=True, framealpha=1)
 
     # (c) the partial output converges to plain attention's
@@ -273,7 +271,7 @@ def plot_online_softmax(steps: Sequence, scores, final, *, query: int = 0) -> Fi
         ax_o.axhline(final[i, c], color=colour, ls="--", lw=1)
     ax_o.set_xticks(blocks)
     ax_o.set_xlabel("after block")
-    ax_o.set_title("(c) partial output acc / l")
+    ax_o.set_title("(c) partial output acc / l", fontsize=10.5)
     ax_o.legend(loc="best", fontsize=8.5, frameon=True, framealpha=1)
     for ax in (ax_s, ax_l, ax_o):
         ax.grid(True, axis="y", color="0.92", lw=0.6)
@@ -312,8 +310,8 @@ def plot_masks(masks: Mapping[str, np.ndarray], *, row: int | None = None,
     """
     if not masks:
         raise ValueError("need at least one mask")
-    fig, axes = plt.subplots(1, len(masks), figsize=(3.3 * len(masks), 3.7), squeeze=False)
-    for ax, (title, mask) in zip(axes[0], masks.items()):
+    fig, axes = plt.subplots(1, len(masks), figsize=(3.0 * len(masks), 3.5), squeeze=False)
+    for k, (ax, (title, mask)) in enumerate(zip(axes[0], masks.items())):
         m = np.asarray(mask, dtype=bool)
         if m.ndim != 2:
             raise ValueError(f"mask {title!r} must be 2-D, got shape {m.shape}")
@@ -326,11 +324,12 @@ def plot_masks(masks: Mapping[str, np.ndarray], *, row: int | None = None,
         ticks = [t for t in range(0, max(L, S), 4)]
         ax.set_xticks([t for t in ticks if t < S])
         ax.set_yticks([t for t in ticks if t < L])
-        ax.set_xlabel("key (the token looked at)")
-        ax.set_ylabel("query (the token that looks)")
+        ax.set_xlabel("key (looked at)")
+        if k == 0:
+            ax.set_ylabel("query (looks)")
         ax.set_title(f"{title}\n{int(m.sum())} of {L * S} scores", fontsize=10.5)
         if row is not None:
-            ax.add_patch(Rectangle((-0.5, row - 0.5), S, 1, fill=False, ec=OKABE_ITO[5], lw=2))
+            ax.add_patch(Rectangle((-0.5, row - 0.5), S, 1, fill=False, ec=OKABE_ITO[5], lw=2, zorder=5))
             if blocked and title in blocked:
                 ax.plot(blocked[title], row, "x", color=OKABE_ITO[5], ms=8, mew=2.2)
         for side in ("top", "right"):

@@ -18,14 +18,16 @@ from .style import CMAP, OKABE_ITO, use_book_style
 
 
 def plot_referent_heads(first, second, *, sentences: Sequence[str], targets: Sequence[str],
-                        highlight: Sequence[tuple[int, int]] = (), source: str = "it") -> Figure:
+                        highlight: Sequence[tuple[int, int]] = (),
+                        against: Sequence[tuple[int, int]] = (), source: str = "it") -> Figure:
     """Every head's weight from ``source`` to two targets, for two sentences.
 
     One panel per sentence. Each head is a point: across, the weight on
     ``targets[0]``; up, the weight on ``targets[1]``. Points above the
-    dashed diagonal give more weight to the second target. Highlighted heads
-    are drawn larger, labelled, and their move from the first sentence to
-    the second is drawn as an arrow in the second panel.
+    dashed diagonal give more weight to the second target. Marked heads are
+    drawn larger and labelled (diamonds for ``highlight``, squares for
+    ``against``), and their move from the first sentence to the second is
+    drawn as an arrow in the second panel.
 
     Parameters
     ----------
@@ -37,7 +39,9 @@ def plot_referent_heads(first, second, *, sentences: Sequence[str], targets: Seq
     targets : sequence of str, keyword-only
         The two target tokens (axis labels).
     highlight : sequence of (int, int), keyword-only
-        ``(layer, head)`` pairs to mark.
+        ``(layer, head)`` pairs to mark as switching the expected way.
+    against : sequence of (int, int), keyword-only
+        ``(layer, head)`` pairs to mark as switching the other way.
     source : str, default "it", keyword-only
         The token that looks (axis labels).
 
@@ -54,7 +58,8 @@ def plot_referent_heads(first, second, *, sentences: Sequence[str], targets: Seq
     Examples
     --------
     >>> w = np.full((2, 3, 2), 0.1)
-    >>> fig = plot_referent_heads(w, w, sentences=["a", "b"], targets=["x", "y"], highlight=[(1, 2)])
+    >>> fig = plot_referent_heads(w, w, sentences=["a", "b"], targets=["x", "y"],
+    ...                           highlight=[(1, 2)], against=[(0, 0)])
     >>> [ax.get_title() for ax in fig.axes]
     ['a', 'b']
     """
@@ -65,22 +70,26 @@ def plot_referent_heads(first, second, *, sentences: Sequence[str], targets: Seq
     if len(sentences) != 2 or len(targets) != 2:
         raise ValueError("give two sentence titles and two targets")
     layers, heads = a.shape[:2]
-    for layer, head in highlight:
+    marks = [(lh, "D", OKABE_ITO[5], "switches as expected") for lh in highlight]
+    marks += [(lh, "s", OKABE_ITO[3], "switches the other way") for lh in against]
+    for (layer, head), *_ in marks:
         if not (0 <= layer < layers and 0 <= head < heads):
             raise ValueError(f"highlighted head ({layer}, {head}) is outside {layers} x {heads}")
     use_book_style()
     top = max(float(a.max()), float(b.max())) * 1.08 + 0.02
-    fig, axes = plt.subplots(1, 2, figsize=(8.4, 4.3), sharex=True, sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(8.4, 4.5), sharex=True, sharey=True)
     for ax, w, title in zip(axes, (a, b), sentences):
         ax.plot([0, top], [0, top], "--", color="0.55", lw=1, zorder=1)
         ax.scatter(w[..., 0].ravel(), w[..., 1].ravel(), s=22, color=OKABE_ITO[0], alpha=0.75,
                    edgecolors="white", linewidths=0.5, zorder=2, label="one head")
-        for layer, head in highlight:
+        seen = set()
+        for (layer, head), marker, colour, meaning in marks:
             x, y = w[layer, head]
-            ax.scatter([x], [y], s=110, marker="D", color=OKABE_ITO[5], edgecolors="black",
-                       linewidths=0.8, zorder=4, label=f"layer {layer}, head {head}")
-            ax.annotate(f"layer {layer}, head {head}", (x, y), xytext=(10, 4),
-                        textcoords="offset points", fontsize=9)
+            ax.scatter([x], [y], s=95, marker=marker, color=colour, edgecolors="black",
+                       linewidths=0.8, zorder=4, label=None if meaning in seen else meaning)
+            seen.add(meaning)
+            ax.annotate(f"{layer}, {head}", (x, y), xytext=(7, 5), textcoords="offset points",
+                        fontsize=8.5, zorder=5)
         ax.set_xlim(0, top)
         ax.set_ylim(0, top)
         ax.set_aspect("equal")
@@ -91,13 +100,16 @@ def plot_referent_heads(first, second, *, sentences: Sequence[str], targets: Seq
         ax.text(top * 0.96, top * 0.05, f'prefers "{targets[0]}"', fontsize=8.5, color="0.35",
                 ha="right")
     axes[0].set_ylabel(f'weight "{source}" → "{targets[1]}"')
-    for layer, head in highlight:
+    for (layer, head), *_ in marks:
         axes[1].annotate("", xy=tuple(b[layer, head]), xytext=tuple(a[layer, head]),
-                         arrowprops=dict(arrowstyle="-|>", color="0.25", lw=1.2, shrinkB=6), zorder=3)
-    handles, labels = axes[1].get_legend_handles_labels()
-    axes[1].legend(handles[: 1 + len(highlight)], labels[: 1 + len(highlight)], loc="upper right",
-                   fontsize=8.5, frameon=True, framealpha=1)
-    return _finish(fig)
+                         arrowprops=dict(arrowstyle="-|>", color="0.25", lw=1.1, shrinkA=4, shrinkB=6),
+                         zorder=3)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=9, frameon=False,
+               title="marked heads are labelled layer, head (counting from 0)", title_fontsize=9)
+    fig.tight_layout(rect=(0, 0.13, 1, 1))
+    plt.close(fig)
+    return fig
 
 
 def plot_layer_means(attentions, tokens: Sequence[str], *, columns: int = 3) -> Figure:

@@ -42,10 +42,19 @@ def check_ndim(arr: np.ndarray, name: str, at_least: int, layout: str) -> None:
         )
 
 
+def check_flag(value, name: str) -> bool:
+    """Return ``value`` if it is a bool (or NumPy bool), else raise ``TypeError``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def check_scale(scale, d_k: int) -> float:
     """Return the softmax scale: ``1/sqrt(d_k)`` by default, else a finite number."""
     if scale is None:
         return 1.0 / float(np.sqrt(d_k))
+    if isinstance(scale, np.ndarray) and scale.ndim == 0:
+        scale = scale.item()
     if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
         raise TypeError(f"scale must be a real number or None, got {type(scale).__name__}")
     if not np.isfinite(scale):

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_float_array, broadcast_shape, check_ndim, check_positive_int, check_scale
+from ._validate import (
+    as_float_array,
+    broadcast_shape,
+    check_flag,
+    check_ndim,
+    check_positive_int,
+    check_scale,
+)
 from .softmax import softmax
 
 
@@ -68,7 +75,8 @@ def attention_scores(q, k, *, scale=None) -> np.ndarray:
     TypeError
         If an input is not numeric, or ``scale`` is not a number.
     ValueError
-        If a shape is wrong, ``d_k`` differs, or an input has NaN or inf.
+        If a shape is wrong, ``d_k`` differs or is 0, ``S`` is 0, an input
+        has NaN or inf, or the scores overflow the dtype.
 
     Examples
     --------
@@ -82,7 +90,14 @@ def attention_scores(q, k, *, scale=None) -> np.ndarray:
     """
     q, k, _ = _check_qkv(q, k, None)
     scale = check_scale(scale, q.shape[-1])
-    return (q @ np.swapaxes(k, -1, -2)) * q.dtype.type(scale)  # (..., L, S)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = (q @ np.swapaxes(k, -1, -2)) * q.dtype.type(scale)  # (..., L, S)
+    if not np.all(np.isfinite(scores)):
+        raise ValueError(
+            f"the scores q @ k.T * scale overflow {q.dtype} (largest |q| = {np.abs(q).max():.3g}, "
+            f"|k| = {np.abs(k).max():.3g}, scale = {scale:.3g}): make q, k or scale smaller"
+        )
+    return scores
 
 
 def scaled_dot_product_attention(
@@ -127,11 +142,13 @@ def scaled_dot_product_attention(
     Raises
     ------
     TypeError
-        If an input is not numeric, or ``mask`` is neither bool nor numeric.
+        If an input is not real and numeric, ``mask`` is neither boolean nor
+        float (a 0/1 integer mask is refused: it would be added, not block),
+        or ``causal`` or ``return_weights`` is not a bool.
     ValueError
         If a shape is wrong, ``d_k`` of q and k differ, ``S`` of k and v
-        differ, ``mask`` does not broadcast to ``(..., L, S)``, or an input
-        contains NaN or inf.
+        differ, ``mask`` does not broadcast to ``(..., L, S)``, an input
+        contains NaN or inf, ``d_k`` or ``S`` is 0, or the scores overflow.
 
     Examples
     --------
@@ -156,11 +173,14 @@ def scaled_dot_product_attention(
            [0.28, 1.72]])
     """
     q, k, v = _check_qkv(q, k, v)
+    causal = check_flag(causal, "causal")
+    return_weights = check_flag(return_weights, "return_weights")
     L, S = q.shape[-2], k.shape[-2]
     allowed, bias = _combine_masks(mask, causal, L, S, q.shape[:-2], k.shape[:-2])
     scores = attention_scores(q, k, scale=scale)  # (..., L, S)
     if bias is not None:
-        scores = scores + bias.astype(scores.dtype)
+        with np.errstate(over="ignore"):  # -1e300 in float32 is -inf: still "blocked"
+            scores = scores + bias.astype(scores.dtype)
     if allowed is not None:
         scores = np.where(allowed, scores, -np.inf)
     weights = softmax(scores, axis=-1)  # (..., L, S)
@@ -174,6 +194,10 @@ def _check_qkv(q, k, v):
     k = as_float_array(k, "k")
     check_ndim(q, "q", 2, "(..., L, d_k)")
     check_ndim(k, "k", 2, "(..., S, d_k)")
+    if q.shape[-1] == 0:
+        raise ValueError(f"q and k need d_k >= 1 numbers per row, got d_k=0 (q: {q.shape})")
+    if k.shape[-2] == 0:
+        raise ValueError(f"k has S=0 rows: there is no key to attend to (k: {k.shape})")
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(
             f"k has d_k={k.shape[-1]} but q has d_k={q.shape[-1]} "
@@ -204,12 +228,12 @@ def _combine_masks(mask, causal, L, S, q_batch, k_batch):
         return allowed, bias
     m = np.asarray(mask)
     target = broadcast_shape(q_batch, k_batch, "q and k") + (L, S)
-    is_real = m.dtype != object and (
-        np.issubdtype(m.dtype, np.floating) or np.issubdtype(m.dtype, np.integer)
-    )
-    if m.dtype != np.bool_ and not is_real:
-        raise TypeError(f"mask must be boolean or float, got dtype {m.dtype}")
-    if is_real and (np.isnan(m).any() or np.isposinf(m).any()):
+    if m.dtype != np.bool_ and not (m.dtype != object and np.issubdtype(m.dtype, np.floating)):
+        raise TypeError(
+            f"mask must be boolean (True = may attend) or float (added to the scores), "
+            f"got dtype {m.dtype}; for a 0/1 mask use mask.astype(bool)"
+        )
+    if m.dtype != np.bool_ and (np.isnan(m).any() or np.isposinf(m).any()):
         raise ValueError("mask: a float mask may hold real numbers or -inf, not NaN or +inf")
     try:
         full = np.broadcast_shapes(m.shape, target)

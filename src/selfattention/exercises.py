@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._validate import as_float_array
 from .attention import attention_scores
 from .examples import three_words
 
@@ -46,6 +47,12 @@ def check_scores(scores, x=None) -> Feedback:
         ``ok`` is True if ``scores`` is right to 1e-9; the message says what
         is wrong otherwise (shape, a missing scale, a transposed product...).
 
+    Raises
+    ------
+    TypeError, ValueError
+        If ``x`` is not a 2-D array of finite real numbers (a wrong
+        ``scores`` is not an error: the feedback says what is wrong).
+
     Examples
     --------
     >>> import numpy as np
@@ -57,7 +64,7 @@ def check_scores(scores, x=None) -> Feedback:
     >>> print(check_scores(X.T @ X / np.sqrt(2)))
     ✗ scores has shape (2, 2) but should be (3, 3): one row and one column per word. Did you write X.T @ X instead of X @ X.T?
     """
-    x = three_words() if x is None else np.asarray(x, dtype=float)
+    x = three_words() if x is None else as_float_array(x, "x")
     if x.ndim != 2:
         raise ValueError(f"x must have shape (n, d_k), got {x.shape}")
     n, d_k = x.shape

@@ -31,9 +31,10 @@ def softmax(x, axis: int = -1) -> np.ndarray:
     Raises
     ------
     TypeError
-        If ``x`` is not numeric.
+        If ``x`` is not real and numeric, or ``axis`` is not an integer.
     ValueError
-        If ``x`` contains NaN or ``+inf``, or ``axis`` is out of range.
+        If ``x`` is a scalar, contains NaN or ``+inf``, or ``axis`` is out
+        of range.
 
     Examples
     --------
@@ -55,14 +56,20 @@ def softmax(x, axis: int = -1) -> np.ndarray:
            [0., 0.]])
     """
     arr = np.asarray(x)
-    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
         raise TypeError(f"softmax: x must be numeric, got dtype {arr.dtype}")
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(f"softmax: x must be real, got dtype {arr.dtype}")
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"softmax: axis must be an integer, got {axis!r}")
+    if arr.ndim == 0:
+        raise ValueError("softmax: x must have at least 1 dimension, got a scalar")
+    if not -arr.ndim <= axis < arr.ndim:
+        raise ValueError(f"softmax: axis {axis} is out of range for shape {arr.shape}")
     if arr.dtype != np.float32:
         arr = arr.astype(np.float64)
     if np.isnan(arr).any() or np.isposinf(arr).any():
         raise ValueError(f"softmax: x contains NaN or +inf; shape {arr.shape}")
-    if not -arr.ndim <= axis < max(arr.ndim, 1):
-        raise ValueError(f"softmax: axis {axis} is out of range for shape {arr.shape}")
     peak = np.max(arr, axis=axis, keepdims=True)
     peak = np.where(np.isfinite(peak), peak, 0)  # all -inf slices: shift by 0
     e = np.exp(arr - peak)

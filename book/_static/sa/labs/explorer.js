@@ -168,13 +168,16 @@ export function mount(root, config) {
     h("span", { class: "sa-ex-scale-note" }, "(every number is shown too)"));
 
   // --- The heatmap.
-  const caption = h("caption", {});
-  const table = h("table", { class: "sa-ex-grid" });
-  const wrap = h("div", { class: "sa-ex-grid-wrap" }, table);
+  const caption = h("p", { class: "sa-ex-grid-title", id: `${id}-grid-title` });
+  const table = h("table", { class: "sa-ex-grid", "aria-labelledby": caption.id });
+  // Focusable, so that keyboard users can scroll it on a narrow screen.
+  const wrap = h("div", { class: "sa-ex-grid-wrap", tabindex: "0", role: "region",
+    "aria-labelledby": caption.id }, table);
 
   const status = h("p", { class: "sa-ex-status", role: "status", "aria-live": "polite" });
   root.querySelector(".sa-lab-fallback")?.remove();
-  root.append(h("div", { class: "sa-ex" }, controls, hint, stripTitle, strip, lockBar, scale, wrap, status));
+  root.append(h("div", { class: "sa-ex" }, controls, hint, stripTitle, strip, lockBar, scale, caption, wrap,
+    status));
 
   const say = (text) => { status.textContent = text; };
 
@@ -205,12 +208,11 @@ export function mount(root, config) {
     const toks = tokens();
     stripButtons = toks.map((t, i) => {
       const btn = h("button", { type: "button", class: "sa-ex-token", "data-i": i },
-        h("span", { class: "sa-ex-tok" }, t), h("span", { class: "sa-ex-w" }, ""));
+        h("span", { class: "sa-ex-tok" }, t), " ", h("span", { class: "sa-ex-w" }, ""));
       wireToken(btn, i);
       return btn;
     });
     strip.replaceChildren(...stripButtons);
-    strip.setAttribute("aria-label", `The ${toks.length} tokens of the sentence`);
     const head = h("tr", {}, h("th", { scope: "col", class: "sa-ex-corner" },
       h("span", {}, "looks ↓"), h("span", {}, "at →")),
     ...toks.map((t, j) => h("th", { scope: "col", "data-c": j }, h("span", { class: "sa-ex-col" }, t))));
@@ -223,7 +225,7 @@ export function mount(root, config) {
     });
     const body = h("tbody", {}, ...cells.map((row, i) => h("tr", { "data-r": i },
       h("th", { scope: "row" }, rowButtons[i]), ...row)));
-    table.replaceChildren(caption, h("thead", {}, head), body);
+    table.replaceChildren(h("thead", {}, head), body);
   }
 
   function paint(el, w) {
@@ -258,8 +260,8 @@ export function mount(root, config) {
       paint(btn, row[j]);
       btn.classList.toggle("is-source", j === r);
       btn.setAttribute("aria-pressed", String(state.locked === j));
-      btn.setAttribute("aria-label", `${toks[j]}: weight ${fmt(row[j], decimals)} from ${toks[r]}`);
     });
+    strip.setAttribute("aria-label", `Each token with the weight it receives from ${quote(toks[r])}`);
     rowButtons.forEach((btn, i) => btn.setAttribute("aria-pressed", String(state.locked === i)));
     table.querySelectorAll("tbody tr").forEach((tr, i) => tr.classList.toggle("is-shown", i === r));
     table.querySelectorAll("thead th[data-c]").forEach((th, j) => th.classList.toggle("is-source", j === r));

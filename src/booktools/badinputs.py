@@ -1,0 +1,406 @@
+"""Bad inputs tried against the public API of ``selfattention``, and the errors they get.
+
+:data:`CASES` lists, for every public function, inputs that are wrong in one
+way each: a wrong number of dimensions, sizes that do not match, a mask that
+does not broadcast, a wrong dtype, NaN or inf, a bad scale, and so on. The
+book's testing page runs them all when it is built and shows the errors in a
+table (:func:`bad_input_table`); ``tests/test_badinputs.py`` checks that each
+one raises ``TypeError`` or ``ValueError`` with a message that names the
+argument at fault.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+import selfattention as sa
+from selfattention.bert import random_bert_weights
+
+#: The errors a bad input may get: anything else is a bug.
+EXPECTED_ERRORS = ("TypeError", "ValueError")
+
+
+@dataclass(frozen=True, eq=False)  # compared by identity: args hold arrays
+class BadInput:
+    """One call of a public function with one thing wrong.
+
+    Attributes
+    ----------
+    function : str
+        Name of the function (or class) in :mod:`selfattention`.
+    description : str
+        What is wrong, in a few words of Markdown.
+    argument : str
+        The argument at fault; the error message should name it.
+    args : tuple
+        Positional arguments of the call.
+    kwargs : Mapping
+        Keyword arguments of the call.
+    """
+
+    function: str
+    description: str
+    argument: str
+    args: tuple = ()
+    kwargs: Mapping = field(default_factory=dict)
+
+    def call(self):
+        """Call ``selfattention.<function>(*args, **kwargs)`` and return its result."""
+        return getattr(sa, self.function)(*self.args, **self.kwargs)
+
+
+class Outcome(NamedTuple):
+    """What a bad input got: ``error`` is the exception's type name, ``""`` if none."""
+
+    description: str
+    error: str
+    message: str
+
+
+# ---------------------------------------------------------------------------
+# The cases
+# ---------------------------------------------------------------------------
+
+_X = sa.three_words()  # (3, 2): cat, dog, car
+_I = np.eye(2)
+_NAN_K = np.where(_X > 1, np.nan, _X)  # two NaN
+_INF_K = np.where(_X > 1, np.inf, _X)  # two +inf
+_STRINGS = np.array([["a", "b"], ["c", "d"], ["e", "f"]])  # (3, 2) of str
+
+#: A BERT small enough to build in a millisecond.
+_TINY = sa.BertConfig(vocab_size=10, hidden_size=4, num_hidden_layers=1,
+                      num_attention_heads=2, intermediate_size=8, max_position_embeddings=6)
+_W = random_bert_weights(_TINY)
+_W_MISSING = {k: v for k, v in _W.items() if k != "embeddings.LayerNorm.bias"}
+_W_NAN = {**_W, "embeddings.LayerNorm.bias": np.full(4, np.nan, np.float32)}
+_IDS = [1, 4, 2]
+
+
+def _sdpa(description, argument, q=_X, k=_X, v=_X, **kwargs):
+    return BadInput("scaled_dot_product_attention", description, argument, (q, k, v), kwargs)
+
+
+#: Every bad input, grouped by function, in the order the book shows them.
+CASES: tuple[BadInput, ...] = (
+    # scaled_dot_product_attention -------------------------------------------
+    _sdpa("`q` has one dimension, shape (3,)", "q", q=np.ones(3)),
+    _sdpa("`k` is a single number, shape ()", "k", k=np.float64(1.0)),
+    _sdpa("`q` has d_k = 2 but `k` has d_k = 3", "k", k=np.ones((3, 3))),
+    _sdpa("`k` has S = 3 rows but `v` has 4", "v", v=np.ones((4, 2))),
+    _sdpa("batch sizes 2 and 4 of `q` and `k`", "k",
+          q=np.ones((2, 3, 2)), k=np.ones((4, 3, 2)), v=np.ones((4, 3, 2))),
+    _sdpa("`mask` of shape (2, 2) for L = S = 3", "mask", mask=np.ones((2, 2), bool)),
+    _sdpa("`mask` of shape (4,): 4 keys, not 3", "mask", mask=np.ones(4, bool)),
+    _sdpa("`mask` of strings", "mask", mask=np.array(["a", "b", "c"])),
+    _sdpa("`mask` of 0/1 integers (would be added, not block)", "mask", mask=np.tri(3, dtype=int)),
+    _sdpa("`causal` = \"no\" (a string, not a bool)", "causal", causal="no"),
+    _sdpa("`return_weights` = 1", "return_weights", return_weights=1),
+    _sdpa("float `mask` holding NaN", "mask", mask=np.array([0.0, np.nan, 0.0])),
+    _sdpa("float `mask` holding +inf", "mask", mask=np.array([0.0, np.inf, 0.0])),
+    _sdpa("`q` of strings", "q", q=_STRINGS),
+    _sdpa("`k` of Python objects (dtype object)", "k", k=np.full((3, 2), None)),
+    _sdpa("complex `v`", "v", v=_X + 1j),
+    _sdpa("`q` holding NaN", "q", q=_NAN_K),
+    _sdpa("`k` holding +inf", "k", k=_INF_K),
+    _sdpa("`v` holding -inf", "v", v=-_INF_K),
+    _sdpa("`scale` is a string", "scale", scale="big"),
+    _sdpa("`scale` is True", "scale", scale=True),
+    _sdpa("`scale` is NaN", "scale", scale=float("nan")),
+    _sdpa("`scale` is inf", "scale", scale=float("inf")),
+    # attention_scores ---------------------------------------------------------
+    BadInput("attention_scores", "`k` has one dimension, shape (2,)", "k", (_X, np.ones(2))),
+    BadInput("attention_scores", "`q` has d_k = 3 but `k` has d_k = 2", "k",
+             (np.ones((3, 3)), _X)),
+    BadInput("attention_scores", "`scale` is a list", "scale", (_X, _X), {"scale": [0.5]}),
+    # causal_mask --------------------------------------------------------------
+    BadInput("sliding_window_mask", "`window` = -1", "window", (4, -1)),
+    BadInput("sliding_window_mask", "`L` = 2.5", "L", (2.5, 1)),
+    BadInput("sliding_window_mask", "`causal` = \"yes\"", "causal", (4, 1), {"causal": "yes"}),
+    BadInput("strided_mask", "`stride` = 0", "stride", (4, 0)),
+    BadInput("strided_mask", "`S` = 0", "S", (4, 2, 0)),
+    BadInput("online_softmax_trace", "`block_size` = 0", "block_size", (_X[:1], _X, _X), {"block_size": 0}),
+    BadInput("online_softmax_trace", "`v` has 2 rows but `k` has 3", "v", (_X[:1], _X, _X[:2]), {"block_size": 2}),
+    BadInput("causal_mask", "`L` = 0", "L", (0,)),
+    BadInput("causal_mask", "`L` = 2.5", "L", (2.5,)),
+    BadInput("causal_mask", "`L` is the string \"3\"", "L", ("3",)),
+    BadInput("causal_mask", "`L` is True", "L", (True,)),
+    BadInput("causal_mask", "`S` = -1", "S", (3, -1)),
+    # softmax ------------------------------------------------------------------
+    BadInput("softmax", "`x` of strings", "x", (["a", "b"],)),
+    BadInput("softmax", "`x` of complex numbers", "x", ([1j, 0.0],)),
+    BadInput("softmax", "`x` is a scalar", "x", (5.0,)),
+    BadInput("softmax", "`axis` = 0.5", "axis", (_X,), {"axis": 0.5}),
+    BadInput("softmax", "`x` holding NaN", "x", ([0.0, np.nan],)),
+    BadInput("softmax", "`x` holding +inf", "x", ([0.0, np.inf],)),
+    BadInput("softmax", "`axis` = 2 for a 2-D `x`", "axis", (_X,), {"axis": 2}),
+    BadInput("softmax", "`axis` = -3 for a 2-D `x`", "axis", (_X,), {"axis": -3}),
+    # project_qkv and attention_head -------------------------------------------
+    BadInput("project_qkv", "`x` has one dimension, shape (2,)", "x", (np.ones(2), _I, _I, _I)),
+    BadInput("project_qkv", "`w_q` has 3 rows but `x` has d_model = 2", "w_q",
+             (_X, np.eye(3), _I, _I)),
+    BadInput("project_qkv", "`w_k` is (2, 3) but `w_q` is (2, 2)", "w_k",
+             (_X, _I, np.ones((2, 3)), _I)),
+    BadInput("project_qkv", "`w_v` has one dimension, shape (2,)", "w_v",
+             (_X, _I, _I, np.ones(2))),
+    BadInput("project_qkv", "`w_q` holding NaN", "w_q", (_X, np.full((2, 2), np.nan), _I, _I)),
+    BadInput("project_qkv", "`w_v` of strings", "w_v", (_X, _I, _I, _STRINGS[:2])),
+    BadInput("project_qkv", "complex `w_k`", "w_k", (_X, _I, _I * 1j, _I)),
+    BadInput("attention_head", "`w_q` has 3 rows but `x` has d_model = 2", "w_q",
+             (_X, np.eye(3), _I, _I)),
+    BadInput("attention_head", "`mask` of shape (2, 2) for L = 3", "mask",
+             (_X, _I, _I, _I), {"mask": np.ones((2, 2), bool)}),
+    BadInput("attention_head", "`scale` is NaN", "scale",
+             (_X, _I, _I, _I), {"scale": float("nan")}),
+    # check_scores -------------------------------------------------------------
+    BadInput("check_scores", "words `x` with one dimension, shape (3,)", "x",
+             (_X @ _X.T,), {"x": np.ones(3)}),
+    BadInput("check_scores", "words `x` given as a string", "x",
+             (_X @ _X.T,), {"x": "cat dog car"}),
+    BadInput("check_scores", "words `x` holding NaN", "x", (_X @ _X.T,), {"x": _NAN_K}),
+    # BERT ---------------------------------------------------------------------
+    BadInput("BertConfig", "`num_attention_heads` = 4 does not divide 10", "num_attention_heads",
+             (), {"hidden_size": 10, "num_attention_heads": 4}),
+    BadInput("BertConfig", "`vocab_size` = 0", "vocab_size", (), {"vocab_size": 0}),
+    BadInput("BertConfig", "`hidden_size` = 8.0, a float", "hidden_size", (), {"hidden_size": 8.0}),
+    BadInput("BertConfig", "`layer_norm_eps` = -1", "layer_norm_eps", (), {"layer_norm_eps": -1}),
+    BadInput("bert_forward", "`config` is a dict", "config", (_IDS, _W, {"hidden_size": 4})),
+    BadInput("bert_forward", "`weights` is a list", "weights", (_IDS, list(_W.values()), _TINY)),
+    BadInput("bert_forward", "`weights` lacks a parameter", "weights", (_IDS, _W_MISSING, _TINY)),
+    BadInput("bert_forward", "a weight holding NaN", "weights", (_IDS, _W_NAN, _TINY)),
+    BadInput("bert_forward", "`input_ids` of floats", "input_ids", ([1.0, 4.0], _W, _TINY)),
+    BadInput("bert_forward", "`input_ids` holding 10, vocabulary of 10", "input_ids",
+             ([1, 10], _W, _TINY)),
+    BadInput("bert_forward", "`input_ids` with three dimensions", "input_ids",
+             ([[_IDS]], _W, _TINY)),
+    BadInput("bert_forward", "7 `input_ids`, 6 positions", "input_ids", ([1] * 7, _W, _TINY)),
+    BadInput("bert_forward", "`token_type_ids` holding 2, two types", "token_type_ids",
+             (_IDS, _W, _TINY), {"token_type_ids": [0, 0, 2]}),
+    BadInput("bert_forward", "`attention_mask` of shape (2,) for 3 ids", "attention_mask",
+             (_IDS, _W, _TINY), {"attention_mask": [1, 1]}),
+    BadInput("bert_forward", "`attention_mask` holding 2", "attention_mask",
+             (_IDS, _W, _TINY), {"attention_mask": [1, 2, 1]}),
+    BadInput("erf", "`x` of strings", "x", (["a"],)),
+    BadInput("erf", "`x` holding NaN", "x", ([0.0, np.nan],)),
+    BadInput("gelu", "complex `x`", "x", ([1j],)),
+    BadInput("gelu", "`x` holding +inf", "x", ([np.inf],)),
+    BadInput("layer_norm", "`gamma` of shape (2,) for d = 3", "gamma",
+             ([[1.0, 2.0, 3.0]], [1, 1], [0, 0, 0])),
+    BadInput("layer_norm", "`beta` of strings", "beta",
+             ([[1.0, 2.0, 3.0]], [1, 1, 1], ["a", "b", "c"])),
+    BadInput("layer_norm", "`eps` = 0", "eps",
+             ([[1.0, 2.0, 3.0]], [1, 1, 1], [0, 0, 0]), {"eps": 0}),
+    BadInput("layer_norm", "`x` is a single number", "x", (3.0, [1], [0])),
+)
+
+
+# ---------------------------------------------------------------------------
+# Running them
+# ---------------------------------------------------------------------------
+
+
+def run_case(case: BadInput) -> Outcome:
+    """Call one bad input and record the error it gets.
+
+    Parameters
+    ----------
+    case : BadInput
+        The call to make.
+
+    Returns
+    -------
+    Outcome
+        ``(description, error, message)``: the case's description, the
+        exception's type name and its message; ``error`` and ``message``
+        are ``""`` if the call raised nothing.
+
+    Examples
+    --------
+    >>> run_case(BadInput("causal_mask", "`L` = 0", "L", (0,)))
+    Outcome(description='`L` = 0', error='ValueError', message='L must be a positive integer, got 0')
+    >>> run_case(BadInput("causal_mask", "a good input", "L", (2,)))
+    Outcome(description='a good input', error='', message='')
+    """
+    try:
+        case.call()
+    except Exception as err:  # noqa: BLE001 -- every kind is recorded, then judged
+        return Outcome(case.description, type(err).__name__, str(err))
+    return Outcome(case.description, "", "")
+
+
+def run_cases(cases: Iterable[BadInput] = CASES) -> list[Outcome]:
+    """Run every bad input; see :func:`run_case`.
+
+    Examples
+    --------
+    >>> outcomes = run_cases()
+    >>> len(outcomes) == len(CASES)
+    True
+    >>> sorted({o.error for o in outcomes})
+    ['TypeError', 'ValueError']
+    """
+    return [run_case(case) for case in cases]
+
+
+def names_argument(message: str, argument: str) -> bool:
+    """Whether ``message`` names ``argument`` as a word of its own.
+
+    ``"k"`` is named in ``"k has d_k=3"`` but not by the ``k`` inside
+    ``d_k``.
+
+    Examples
+    --------
+    >>> names_argument("k has d_k=3 but q has d_k=2", "k")
+    True
+    >>> names_argument("q has d_k=2", "k")
+    False
+    >>> names_argument("weights['a.b'] must have shape (4,)", "weights")
+    True
+    """
+    return re.search(rf"(?<!\w){re.escape(argument)}(?!\w)", message) is not None
+
+
+# ---------------------------------------------------------------------------
+# The table
+# ---------------------------------------------------------------------------
+
+
+class MarkdownTable:
+    """A numbered, captioned MyST table that a page displays as it is.
+
+    ``nb_render_markdown_format = "myst"`` makes myst-nb parse the
+    ``text/markdown`` output, so the table gets a number and a ``{numref}``
+    target.
+
+    Examples
+    --------
+    >>> t = MarkdownTable(["a", "b"], [["1", "x \\\\| y"]], "Demo", "tbl-demo")
+    >>> print(t.markdown())
+    :::{table} Demo
+    :name: tbl-demo
+    <BLANKLINE>
+    | a | b |
+    |---|---|
+    | 1 | x \\| y |
+    :::
+    """
+
+    def __init__(self, header: Sequence[str], rows: Sequence[Sequence[str]], caption: str,
+                 name: str):
+        widths = {len(header), *(len(r) for r in rows)}
+        if len(widths) != 1:
+            raise ValueError(f"every row must have {len(header)} cells like the header")
+        self.header, self.rows, self.caption, self.name = list(header), rows, caption, name
+
+    def markdown(self) -> str:
+        """The table as a MyST ``table`` directive (cells are used as given)."""
+        lines = [f":::{{table}} {self.caption}", f":name: {self.name}", ""]
+        lines.append("| " + " | ".join(self.header) + " |")
+        lines.append("|" + "---|" * len(self.header))
+        lines += ["| " + " | ".join(row) + " |" for row in self.rows]
+        lines.append(":::")
+        return "\n".join(lines)
+
+    def _repr_markdown_(self) -> str:
+        return self.markdown()
+
+
+def cell(text: str) -> str:
+    """Make ``text`` safe inside a Markdown table cell: one line, ``|`` escaped.
+
+    Examples
+    --------
+    >>> print(cell("a | b\\nc"))
+    a \\| b c
+    """
+    return " ".join(str(text).split("\n")).replace("|", r"\|")
+
+
+def code(text: str) -> str:
+    """``text`` as inline code for a table cell, whatever backticks it holds.
+
+    Examples
+    --------
+    >>> print(code("x must be numeric"))
+    `x must be numeric`
+    >>> print(code("a `b` | c"))
+    `` a `b` \\| c ``
+    """
+    text = " ".join(str(text).split("\n"))
+    runs = [len(r) for r in re.findall(r"`+", text)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or runs else ""
+    return cell(f"{fence}{pad}{text}{pad}{fence}")
+
+
+def bad_input_table(cases: Sequence[BadInput] = CASES, *,
+                    caption: str = "Every bad input tried against the package, and the "
+                                   "error it gets. Run when the book is built.",
+                    name: str = "tbl-bad-inputs") -> MarkdownTable:
+    """Run ``cases`` and tabulate each input with the error and message it got.
+
+    Parameters
+    ----------
+    cases : sequence of BadInput
+        The bad inputs; defaults to :data:`CASES`.
+    caption : str, keyword-only
+        The table's caption.
+    name : str, keyword-only
+        Its label for ``{numref}``.
+
+    Returns
+    -------
+    MarkdownTable
+        One row per case. The last column says whether the message names
+        the argument at fault.
+
+    Raises
+    ------
+    AssertionError
+        If a case raised nothing, or raised something other than
+        ``TypeError`` or ``ValueError``: the table never shows "no error".
+
+    Examples
+    --------
+    >>> t = bad_input_table(CASES[:1], caption="One", name="tbl-one")
+    >>> print(t.markdown())  # doctest: +NORMALIZE_WHITESPACE
+    :::{table} One
+    :name: tbl-one
+    <BLANKLINE>
+    | Bad input | Error | Names it |
+    |---|---|---|
+    | `scaled_dot_product_attention`: `q` has one dimension, shape (3,) | **ValueError**: `q must have shape (..., L, d_k) (at least 2 dimensions), got shape (3,)` | yes |
+    :::
+    >>> bad_input_table([BadInput("causal_mask", "a good input", "L", (2,))])
+    Traceback (most recent call last):
+    ...
+    AssertionError: these bad inputs got no TypeError or ValueError: ['causal_mask: a good input -> no error']
+    """
+    outcomes = run_cases(cases)
+    wrong = [f"{c.function}: {o.description} -> {o.error or 'no error'}"
+             for c, o in zip(cases, outcomes) if o.error not in EXPECTED_ERRORS]
+    if wrong:
+        raise AssertionError(f"these bad inputs got no TypeError or ValueError: {wrong}")
+    rows = [[f"{code(c.function)}: {cell(o.description)}", f"**{o.error}**: {code(o.message)}",
+             "yes" if names_argument(o.message, c.argument) else "**no**"]
+            for c, o in zip(cases, outcomes)]
+    return MarkdownTable(["Bad input", "Error", "Names it"], rows, caption, name)
+
+
+__all__ = [
+    "CASES",
+    "EXPECTED_ERRORS",
+    "BadInput",
+    "MarkdownTable",
+    "Outcome",
+    "bad_input_table",
+    "cell",
+    "code",
+    "names_argument",
+    "run_case",
+    "run_cases",
+]
