@@ -1,0 +1,49 @@
+"""The build's CSP post-processing and notebook export."""
+
+import nbformat
+import pytest
+
+from booktools.sphinxext import apply_csp, inline_script_hashes, write_notebook
+
+PAGE = '<html><head><meta charset="utf-8" />\n<script>a()</script></head>' \
+       '<body><button onclick="window.print()">p</button></body></html>'
+
+
+def test_csp_allows_inline_scripts_only_by_hash():
+    out = apply_csp(PAGE)
+    policy = out.split('content="', 1)[1].split('"', 1)[0]
+    script_src = next(p for p in policy.split(";") if p.strip().startswith("script-src"))
+    assert inline_script_hashes(PAGE)[0] in script_src
+    assert "unsafe-inline" not in script_src and "unsafe-eval" not in script_src
+
+
+def test_theme_onclick_handlers_become_data_attributes():
+    out = apply_csp(PAGE)
+    assert "onclick" not in out and 'data-sa-action="print"' in out
+
+
+def test_an_unknown_inline_handler_fails_the_build():
+    with pytest.raises(ValueError, match="inline event handler"):
+        apply_csp(PAGE.replace('onclick="window.print()"', 'onclick="go()"'))
+
+
+def test_csp_is_placed_once_even_when_applied_twice():
+    out = apply_csp(apply_csp(PAGE))
+    assert out.count("Content-Security-Policy") == 1
+
+
+def test_json_data_blocks_need_no_hash():
+    assert inline_script_hashes('<script type="application/json">{"a": 1}</script>') == []
+
+
+def test_notebook_export_is_valid_and_stable(tmp_path):
+    src = tmp_path / "page.md"
+    src.write_text("---\nkernelspec:\n  name: python3\n  display_name: Python 3\n---\n# T\n\n"
+                   "```{code-cell} ipython3\n1 + 1\n```\n", encoding="utf-8")
+    a, b = tmp_path / "a.ipynb", tmp_path / "b.ipynb"
+    write_notebook(src, a, "T")
+    write_notebook(src, b, "T")
+    nb = nbformat.read(a, as_version=4)
+    nbformat.validate(nb)
+    assert [c.cell_type for c in nb.cells] == ["markdown", "markdown", "code"]
+    assert a.read_bytes() == b.read_bytes()
