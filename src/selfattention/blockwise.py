@@ -13,26 +13,40 @@ average: the same numbers as plain attention, up to rounding. This is the
 
 Memory: one tile of ``query_block_size * block_size`` scores per thread,
 plus the ``(L, d_v)`` output -- it grows like ``n * block``, not ``n**2``.
+
+Speed: query blocks are independent, so they are spread over a small pool
+of threads (NumPy releases the GIL in matrix products and ufuncs). NumPy's
+OpenBLAS would start threads of its own inside every matrix product, and
+two layers of threads on the same cores wait on each other; so while the
+pool runs, OpenBLAS is asked to use one thread (the same call threadpoolctl
+makes), and its setting is put back afterwards. Where that is not possible
+(another BLAS), each matrix product is cut into pieces small enough that
+BLAS keeps them on the calling thread.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import functools
+import glob
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
-from ._validate import broadcast_shape, check_positive_int, check_scale
+from ._validate import broadcast_shape, check_flag, check_positive_int, check_scale
 from .attention import _check_qkv
 
 #: Keys per block (the step of the online softmax).
-DEFAULT_BLOCK_SIZE = 1024
+DEFAULT_BLOCK_SIZE = 2048
 #: Queries per block (one task for one thread).
 DEFAULT_QUERY_BLOCK_SIZE = 256
 # Below this many scores in all, threads cost more than they save.
 _MIN_PARALLEL_SCORES = 1 << 18
+# Ask NumPy's OpenBLAS for one thread while our pool runs (see above).
+_LIMIT_BLAS_THREADS = True
 
 
 def blockwise_attention(
@@ -132,6 +146,7 @@ def blockwise_attention(
     True
     """
     q, k, v = _check_qkv(q, k, v)
+    causal = check_flag(causal, "causal")
     L, S = q.shape[-2], k.shape[-2]
     block_size = check_positive_int(block_size, "block_size")
     query_block_size = check_positive_int(query_block_size, "query_block_size")
@@ -145,8 +160,8 @@ def blockwise_attention(
     batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], mask_batch)
     dtype = q.dtype
     out = np.zeros(batch + (L, v.shape[-1]), dtype=dtype)  # (..., L, d_v)
-    if L == 0 or S == 0 or out.size == 0:
-        return out  # no keys at all: every query is fully masked
+    if out.size == 0:
+        return out  # no queries (L = 0) or d_v = 0: nothing to compute
 
     qs = q * dtype.type(scale)  # (..., L, d_k): scale once here, not n*n times
     qs = np.broadcast_to(qs, batch + q.shape[-2:])  # views, no copies
@@ -165,34 +180,33 @@ def blockwise_attention(
     if causal:
         tasks.sort(key=lambda t: -t[2])  # longest first: better balance
 
-    def run(task):
+    def run(task, small_blas):
         idx, r0, r1 = task
+        step = block_size
+        if small_blas:  # keep each product on one core: at most 16 rows x step keys
+            step = max(1, min(block_size, _SERIAL_MNK // (16 * max(q.shape[-1], v.shape[-1]))))
         _attend_rows(
             qs[idx], k[idx], v[idx],
             None if allowed is None else allowed[idx],
             None if bias is None else bias[idx],
-            bool(causal), r0, r1, block_size, out[idx],
+            causal, r0, r1, step, out[idx], small_blas,
         )
 
     work = int(np.prod(batch, dtype=np.int64)) * L * S  # scores in all
-    if num_threads > 1 and len(tasks) > 1 and work >= _MIN_PARALLEL_SCORES and not _in_worker():
-        pool = _pool(num_threads)
-        for future in [pool.submit(run, task) for task in tasks]:
-            future.result()  # re-raises a worker's exception here
-    else:
-        for task in tasks:
-            run(task)
+    _run_tasks(run, tasks, num_threads if work >= _MIN_PARALLEL_SCORES else 1)
     return out
 
 
-def _attend_rows(q, k, v, allowed, bias, causal, r0, r1, block_size, out):
+def _attend_rows(q, k, v, allowed, bias, causal, r0, r1, block_size, out, small_blas=False):
     """Online softmax over key blocks for query rows ``r0:r1`` of one batch slice.
 
     ``q`` (L, d_k) is already scaled; ``k`` (S, d_k); ``v`` (S, d_v);
     ``allowed`` and ``bias`` are (L, S) views or None; rows ``r0:r1`` of
-    ``out`` (L, d_v) are written.
+    ``out`` (L, d_v) are written. ``small_blas`` cuts the matrix products
+    into pieces that BLAS runs on the calling thread.
     """
     dtype = q.dtype
+    matmul = _matmul_small if small_blas else _matmul_whole
     rows = r1 - r0
     q_blk = np.ascontiguousarray(q[r0:r1])  # (R, d_k)
     acc = np.zeros((rows, v.shape[1]), dtype)  # (R, d_v) running sum of weight * value
@@ -209,9 +223,10 @@ def _attend_rows(q, k, v, allowed, bias, causal, r0, r1, block_size, out):
             if not keep.any():
                 continue  # the mask blocks this whole block
         s = buf[: rows * (c1 - c0)].reshape(rows, c1 - c0)  # (R, b), contiguous
-        _matmul(q_blk, k[c0:c1].T, s)  # (R, b) scaled scores
+        matmul(q_blk, k[c0:c1].T, s)  # (R, b) scaled scores
         if bias is not None:
-            np.add(s, bias[r0:r1, c0:c1], out=s, dtype=dtype, casting="same_kind")
+            with np.errstate(over="ignore"):  # -1e300 in float32 is -inf: still "blocked"
+                np.add(s, bias[r0:r1, c0:c1], out=s, dtype=dtype, casting="same_kind")
         if allowed is not None:
             np.copyto(s, -inf, where=~keep)
         if causal and c1 - 1 > r0:  # a diagonal block: hide keys after each query
@@ -229,7 +244,7 @@ def _attend_rows(q, k, v, allowed, bias, causal, r0, r1, block_size, out):
         np.exp(s, out=s)  # (R, b) weights, not yet divided by their sum
         run_sum *= alpha
         run_sum += s.sum(axis=1)
-        _matmul(s, v[c0:c1], pv)  # (R, d_v)
+        matmul(s, v[c0:c1], pv)  # (R, d_v)
         acc *= alpha[:, None]
         acc += pv
         run_max, new_max = new_max, run_max
@@ -254,7 +269,12 @@ def _key_blocks(r0: int, r1: int, S: int, block_size: int, causal: bool) -> list
 _SERIAL_MNK = 1 << 18
 
 
-def _matmul(a, b, out) -> None:
+def _matmul_whole(a, b, out) -> None:
+    """``out[...] = a @ b`` in one call."""
+    np.matmul(a, b, out=out)
+
+
+def _matmul_small(a, b, out) -> None:
     """``out[...] = a @ b`` for 2-D arrays, as BLAS calls of at most ``_SERIAL_MNK``.
 
     ``a`` (R, K) and ``out`` (R, N) must be C-contiguous so that the row
@@ -291,12 +311,12 @@ def _check_mask(mask, L, S, q_batch, k_batch):
         return None, None
     m = np.asarray(mask)
     target = broadcast_shape(q_batch, k_batch, "q and k") + (L, S)
-    is_real = m.dtype != object and (
-        np.issubdtype(m.dtype, np.floating) or np.issubdtype(m.dtype, np.integer)
-    )
-    if m.dtype != np.bool_ and not is_real:
-        raise TypeError(f"mask must be boolean or float, got dtype {m.dtype}")
-    if is_real and (np.isnan(m).any() or np.isposinf(m).any()):
+    if m.dtype != np.bool_ and not (m.dtype != object and np.issubdtype(m.dtype, np.floating)):
+        raise TypeError(
+            f"mask must be boolean (True = may attend) or float (added to the scores), "
+            f"got dtype {m.dtype}; for a 0/1 mask use mask.astype(bool)"
+        )
+    if m.dtype != np.bool_ and (np.isnan(m).any() or np.isposinf(m).any()):
         raise ValueError("mask: a float mask may hold real numbers or -inf, not NaN or +inf")
     try:
         full = np.broadcast_shapes(m.shape, target)
@@ -340,6 +360,94 @@ def _pool(num_threads: int) -> ThreadPoolExecutor:
             )
             _POOLS[num_threads] = pool
         return pool
+
+
+def _run_tasks(fn, tasks, num_threads: int) -> None:
+    """Call ``fn(task, small_blas)`` for every task, on the pool if ``num_threads > 1``.
+
+    Alone (one thread, one task, or already inside a pool thread) the calls
+    run here and BLAS may use its own threads. On the pool, OpenBLAS is
+    limited to one thread if possible; otherwise ``small_blas=True`` asks
+    ``fn`` for products small enough to stay on one thread. Every task
+    finishes before an exception from any of them is raised here.
+    """
+    if num_threads <= 1 or len(tasks) <= 1 or _in_worker():
+        for task in tasks:
+            fn(task, False)
+        return
+    with _one_blas_thread() as limited:
+        pool = _pool(num_threads)
+        futures = [pool.submit(fn, task, not limited) for task in tasks]
+        wait(futures)
+    for future in futures:
+        future.result()  # re-raises the first failure
+
+
+_BLAS_LOCK = threading.Lock()
+_BLAS_USERS = 0
+_BLAS_SAVED = 0
+
+
+@contextlib.contextmanager
+def _one_blas_thread():
+    """While active, NumPy's OpenBLAS uses one thread; yields whether that worked.
+
+    The setting is process-wide, so nested and concurrent users are
+    counted and the first one's saved value is put back by the last one.
+    """
+    global _BLAS_USERS, _BLAS_SAVED
+    controls = _openblas_controls() if _LIMIT_BLAS_THREADS else None
+    if controls is None:
+        yield False
+        return
+    get_threads, set_threads = controls
+    with _BLAS_LOCK:
+        if _BLAS_USERS == 0:
+            _BLAS_SAVED = get_threads()
+            if _BLAS_SAVED > 1:
+                set_threads(1)
+        _BLAS_USERS += 1
+    try:
+        yield True
+    finally:
+        with _BLAS_LOCK:
+            _BLAS_USERS -= 1
+            if _BLAS_USERS == 0 and _BLAS_SAVED > 1:
+                set_threads(_BLAS_SAVED)
+
+
+@functools.lru_cache(maxsize=None)
+def _openblas_controls():
+    """``(get_num_threads, set_num_threads)`` of the OpenBLAS bundled with NumPy, or None.
+
+    NumPy's wheels ship OpenBLAS in ``numpy.libs`` (Linux, Windows) or
+    ``numpy/.dylibs`` (macOS); loading the same file again with ctypes
+    gives the copy NumPy already uses.
+    """
+    here = os.path.dirname(np.__file__)
+    candidates = glob.glob(os.path.join(os.path.dirname(here), "numpy.libs", "*openblas*"))
+    candidates += glob.glob(os.path.join(here, ".dylibs", "*openblas*"))
+    names = [
+        ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
+        ("scipy_openblas_get_num_threads", "scipy_openblas_set_num_threads"),
+        ("openblas_get_num_threads64_", "openblas_set_num_threads64_"),
+        ("openblas_get_num_threads", "openblas_set_num_threads"),
+    ]
+    for path in candidates:
+        try:
+            lib = ctypes.CDLL(os.path.realpath(path))
+        except OSError:
+            continue
+        for get_name, set_name in names:
+            get_threads = getattr(lib, get_name, None)
+            set_threads = getattr(lib, set_name, None)
+            if get_threads is not None and set_threads is not None:
+                get_threads.restype = ctypes.c_int
+                get_threads.argtypes = []
+                set_threads.restype = None
+                set_threads.argtypes = [ctypes.c_int]
+                return get_threads, set_threads
+    return None
 
 
 __all__ = ["DEFAULT_BLOCK_SIZE", "DEFAULT_QUERY_BLOCK_SIZE", "blockwise_attention"]

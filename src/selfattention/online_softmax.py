@@ -113,9 +113,7 @@ def online_softmax_trace(q, k, v, *, block_size: int, scale=None) -> list[Online
             raise ValueError(f"{name} must be 2-D, one row per word; got shape {arr.shape}")
     block_size = check_positive_int(block_size, "block_size")
     scale = check_scale(scale, q.shape[-1])
-    L, S = q.shape[0], k.shape[0]
-    if S == 0:
-        raise ValueError(f"there must be at least one key, got k of shape {k.shape}")
+    L, S = q.shape[0], k.shape[0]  # S >= 1: _check_qkv refuses an empty k
     q, k, v = (a.astype(np.float64) for a in (q, k, v))  # teaching: float64 throughout
 
     run_max = np.full(L, -np.inf)  # (L,) m
