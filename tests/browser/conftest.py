@@ -63,3 +63,30 @@ def page(browser, site_url):
     pg.watch = PageWatch(pg, site_url)
     yield pg
     context.close()
+
+
+def read_fixture(built_book: Path, page_path: str, lab_id: str) -> dict:
+    """The package's values for a lab, written into its page at build time."""
+    import json
+    import re
+
+    html = (built_book / page_path).read_text(encoding="utf-8")
+    found = re.search(
+        rf'<script type="application/json" class="sa-fixture" data-for="{re.escape(lab_id)}">(.*?)</script>',
+        html, re.S)
+    assert found, f"{page_path} has no fixture for the lab {lab_id}"
+    return json.loads(found.group(1).replace("<\\/", "</"))
+
+
+def open_lab_page(browser, site_url: str, page_path: str, ready: str, **context_options):
+    """Open a page once for a whole test module; yield it, then close it.
+
+    ``ready`` is a selector that exists once the lab has drawn itself.
+    """
+    context = browser.new_context(**context_options)
+    pg = context.new_page()
+    pg.watch = PageWatch(pg, site_url)
+    pg.goto(f"{site_url}/{page_path}")
+    pg.wait_for_selector(ready)
+    yield pg
+    context.close()

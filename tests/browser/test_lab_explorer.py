@@ -8,19 +8,16 @@ cell by cell, as formatted strings.
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 
-from tests.browser.conftest import PageWatch
+from tests.browser.conftest import open_lab_page, read_fixture
 
 pytestmark = pytest.mark.browser
 
 PAGE = "attention-in-a-real-model.html"
 LAB = "#explorer-lab"
-FIXTURE = re.compile(
-    r'<script type="application/json" class="sa-fixture" data-for="explorer-lab">(.*?)</script>', re.S)
 
 READ = """root => ({
   row: Number(root.dataset.row),
@@ -34,22 +31,13 @@ READ = """root => ({
 
 @pytest.fixture(scope="module")
 def fixture(built_book) -> dict:
-    html = (built_book / PAGE).read_text(encoding="utf-8")
-    match = FIXTURE.search(html)
-    assert match, "the page has no fixture for the explorer"
-    return json.loads(match.group(1))
+    return read_fixture(built_book, PAGE, "explorer-lab")
 
 
 @pytest.fixture(scope="module")
 def page(browser, site_url):
     """One page load for the whole module; each test resets the lab."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    pg = context.new_page()
-    pg.watch = PageWatch(pg, site_url)
-    pg.goto(f"{site_url}/{PAGE}")
-    pg.wait_for_selector(f"{LAB}.sa-lab-ready table.sa-ex-grid td")
-    yield pg
-    context.close()
+    yield from open_lab_page(browser, site_url, PAGE, f"{LAB}.sa-lab-ready table.sa-ex-grid td", viewport={"width": 1280, "height": 900})
 
 
 @pytest.fixture

@@ -9,39 +9,26 @@ mouse, and doubled or halved with the buttons.
 
 from __future__ import annotations
 
-import json
-import re
 
 import pytest
 
-from tests.browser.conftest import PageWatch
+from tests.browser.conftest import open_lab_page, read_fixture
 
 pytestmark = pytest.mark.browser
 
 PAGE = "the-cost-of-full-context.html"
 LAB = "#grid-lab"
-FIXTURE = re.compile(
-    r'<script type="application/json" class="sa-fixture" data-for="grid-lab">(.*?)</script>', re.S)
 
 
 @pytest.fixture(scope="module")
 def fixture(built_book) -> dict:
-    html = (built_book / PAGE).read_text(encoding="utf-8")
-    match = FIXTURE.search(html)
-    assert match, "the page has no fixture for the grid lab"
-    return json.loads(match.group(1))
+    return read_fixture(built_book, PAGE, "grid-lab")
 
 
 @pytest.fixture(scope="module")
 def page(browser, site_url):
     """One page load for the whole module; each test puts the lab back at its start."""
-    context = browser.new_context()
-    pg = context.new_page()
-    pg.watch = PageWatch(pg, site_url)
-    pg.goto(f"{site_url}/{PAGE}")
-    pg.wait_for_selector(f"{LAB}.sa-lab-ready [data-count]")
-    yield pg
-    context.close()
+    yield from open_lab_page(browser, site_url, PAGE, f"{LAB}.sa-lab-ready [data-count]")
 
 
 @pytest.fixture

@@ -7,16 +7,13 @@ checked against the NumPy package, cell by cell, as formatted strings.
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 
-from tests.browser.conftest import PageWatch
+from tests.browser.conftest import open_lab_page, read_fixture
 
 LAB = "#wa-lab"
-FIXTURE = re.compile(
-    r'<script type="application/json" class="sa-fixture" data-for="wa-lab">(.*?)</script>', re.S)
 
 READ_TABLES = """root => Object.fromEntries([...root.querySelectorAll("table[data-table]")].map(t =>
   [t.dataset.table, [...t.querySelectorAll("tbody tr")].map(tr =>
@@ -29,22 +26,13 @@ PLANE = """svg => { svg.scrollIntoView({block: "center"}); const r = svg.getBoun
 
 @pytest.fixture(scope="module")
 def fixture(built_book) -> dict:
-    html = (built_book / "weighted-average.html").read_text(encoding="utf-8")
-    match = FIXTURE.search(html)
-    assert match, "the page has no fixture for the lab"
-    return json.loads(match.group(1))
+    return read_fixture(built_book, "weighted-average.html", "wa-lab")
 
 
 @pytest.fixture(scope="module")
 def page(browser, site_url):
     """One page load for the whole module (a load takes seconds); each test resets the lab."""
-    context = browser.new_context()
-    pg = context.new_page()
-    pg.watch = PageWatch(pg, site_url)
-    pg.goto(f"{site_url}/weighted-average.html")
-    pg.wait_for_selector(f"{LAB}.sa-lab-ready table[data-table=weights] td")
-    yield pg
-    context.close()
+    yield from open_lab_page(browser, site_url, "weighted-average.html", f"{LAB}.sa-lab-ready table[data-table=weights] td")
 
 
 @pytest.fixture

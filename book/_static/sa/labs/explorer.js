@@ -5,20 +5,8 @@
 // layer and head, or the mean of the layer's per-head softmaxes. The browser
 // tests compare what it shows with booktools.explorer's numbers for the same
 // stored scores. Everything lives inside mount(): no globals.
+import { h, loadStylesheet } from "../dom.js";
 import { fmt } from "../format.js";
-
-function h(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  node.append(...children);
-  return node;
-}
-
-function loadStyles() {
-  const href = new URL("./explorer.css", import.meta.url).href;
-  const links = document.querySelectorAll("link[rel=stylesheet]");
-  if (![...links].some((l) => l.href === href)) document.head.append(h("link", { rel: "stylesheet", href }));
-}
 
 // IEEE 754 half precision -> double (exact).
 function halfToNumber(bits) {
@@ -89,7 +77,7 @@ const hexToRgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)
 const quote = (t) => `“${t}”`;
 
 export function mount(root, config) {
-  loadStyles();
+  loadStylesheet(new URL("./explorer.css", import.meta.url));
   const { sentences, layers, heads, decimals, mean } = config;
   const temp = config.temperature;
   const stops = config.colours.map(hexToRgb);

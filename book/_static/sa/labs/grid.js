@@ -3,30 +3,10 @@
 // score, with their count n * n. The page computes the config with
 // booktools.gridlab; the browser tests compare every count with the package's
 // score_count. Everything lives inside mount(): no globals.
+import { h, loadStylesheet, s } from "../dom.js";
 
-const SVGNS = "http://www.w3.org/2000/svg";
 const SIZE = 320; // side of the square viewBox
 const PAD = 24; // room for the axis labels (top and left)
-
-function h(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  node.append(...children);
-  return node;
-}
-
-function s(tag, attrs = {}, ...children) {
-  const node = document.createElementNS(SVGNS, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  node.append(...children);
-  return node;
-}
-
-function loadStyles() {
-  const href = new URL("./grid.css", import.meta.url).href;
-  const links = document.querySelectorAll("link[rel=stylesheet]");
-  if (![...links].some((l) => l.href === href)) document.head.append(h("link", { rel: "stylesheet", href }));
-}
 
 // Whole numbers with commas between thousands, as the book's prose writes them
 // (booktools.gridlab.format_count: Python's f"{n:,}").
@@ -38,7 +18,7 @@ export function formatCount(count) {
 const scoreCount = (n) => n * n;
 
 export function mount(root, config) {
-  loadStyles();
+  loadStylesheet(new URL("./grid.css", import.meta.url));
   const { min, max, step } = config;
   const id = root.id || "sa-grid";
   const state = { n: config.start };

@@ -2,9 +2,9 @@
 // X -> scores -> weights -> output update. The page computes the config with
 // booktools.labs; the browser tests compare every table cell with the
 // package's numbers. Everything lives inside mount(): no globals.
+import { h, loadStylesheet, s } from "../dom.js";
 import { fmt } from "../format.js";
 
-const SVGNS = "http://www.w3.org/2000/svg";
 const SIZE = 340; // side of the square viewBox
 const PAD = 26; // room for the tick labels
 const MARKS = {
@@ -15,26 +15,6 @@ const MARKS = {
 const GLYPHS = { circle: "●", square: "■", triangle: "▲" };
 const KEYS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
 const LABEL_DY = [-11, 4, 19]; // label offsets: words on the same spot stay readable
-
-function h(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  node.append(...children);
-  return node;
-}
-
-function s(tag, attrs = {}, ...children) {
-  const node = document.createElementNS(SVGNS, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  node.append(...children);
-  return node;
-}
-
-function loadStyles() {
-  const href = new URL("./weighted-average.css", import.meta.url).href;
-  const links = document.querySelectorAll("link[rel=stylesheet]");
-  if (![...links].some((l) => l.href === href)) document.head.append(h("link", { rel: "stylesheet", href }));
-}
 
 // The maths of selfattention: scores = X X^T * scale, softmax of each row,
 // output = weights X.
@@ -63,7 +43,7 @@ function star(r) {
 }
 
 export function mount(root, config) {
-  loadStyles();
+  loadStylesheet(new URL("./weighted-average.css", import.meta.url));
   const { words, decimals, step, colours, shapes, presets } = config;
   const [lo, hi] = config.limits;
   const id = root.id || "sa-wa";

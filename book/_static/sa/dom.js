@@ -1,0 +1,25 @@
+// Small DOM helpers shared by the labs.
+const SVGNS = "http://www.w3.org/2000/svg";
+
+function build(node, attrs, children) {
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  node.append(...children);
+  return node;
+}
+
+// An HTML element: h("button", { type: "button" }, "Reset").
+export function h(tag, attrs = {}, ...children) {
+  return build(document.createElement(tag), attrs, children);
+}
+
+// An SVG element: s("circle", { r: 4 }).
+export function s(tag, attrs = {}, ...children) {
+  return build(document.createElementNS(SVGNS, tag), attrs, children);
+}
+
+// Load a lab's stylesheet once (a <link>: allowed by the site's CSP).
+export function loadStylesheet(url) {
+  const href = new URL(url).href;
+  const links = document.querySelectorAll("link[rel=stylesheet]");
+  if (![...links].some((l) => l.href === href)) document.head.append(h("link", { rel: "stylesheet", href }));
+}
