@@ -63,6 +63,15 @@ def _block(check_id: str, kind: str, question: str, form: str, data: dict,
     return HTMLBlock(markup)
 
 
+def _check_choices(choices: Sequence[str], answer) -> list[str]:
+    choices = [_check_text(c, "each choice") for c in choices]
+    if len(choices) < 2:
+        raise ValueError(f"choices must hold at least 2 entries, got {len(choices)}")
+    if isinstance(answer, bool) or not isinstance(answer, int) or not 0 <= answer < len(choices):
+        raise ValueError(f"answer must be an index from 0 to {len(choices) - 1}, got {answer!r}")
+    return choices
+
+
 def _text_form(check_id: str, label: str, inputmode: str) -> str:
     return (
         f'<form class="sa-form" novalidate>'
@@ -195,11 +204,7 @@ def choose_check(check_id: str, question: str, choices: Sequence[str], answer: i
     3
     """
     check_id = _check_id(check_id)
-    choices = [_check_text(c, "each choice") for c in choices]
-    if len(choices) < 2:
-        raise ValueError(f"choices must hold at least 2 entries, got {len(choices)}")
-    if not isinstance(answer, int) or not 0 <= answer < len(choices):
-        raise ValueError(f"answer must be an index from 0 to {len(choices) - 1}, got {answer!r}")
+    choices = _check_choices(choices, answer)
     if hints is not None and len(hints) != len(choices):
         raise ValueError(f"hints must have one entry per choice ({len(choices)}), got {len(hints)}")
     data = {"answer": answer, "hint": _check_text(hint, "hint"),
@@ -292,11 +297,7 @@ def predict_check(check_id: str, question: str, choices: Sequence[str], answer: 
     True
     """
     check_id = _check_id(check_id)
-    choices = [_check_text(c, "each choice") for c in choices]
-    if len(choices) < 2:
-        raise ValueError(f"choices must hold at least 2 entries, got {len(choices)}")
-    if not isinstance(answer, int) or not 0 <= answer < len(choices):
-        raise ValueError(f"answer must be an index from 0 to {len(choices) - 1}, got {answer!r}")
+    choices = _check_choices(choices, answer)
     data = {"answer": answer, "hint": hint, "reveal": _check_text(reveal, "reveal"),
             "shown": choices[answer]}
     form = _radio_form(check_id, choices, f"{check_id}-q", "Commit my guess")

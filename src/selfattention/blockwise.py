@@ -40,7 +40,7 @@ from ._validate import broadcast_shape, check_flag, check_positive_int, check_sc
 from .attention import _check_qkv
 
 #: Keys per block (the step of the online softmax).
-DEFAULT_BLOCK_SIZE = 2048
+DEFAULT_BLOCK_SIZE = 1024
 #: Queries per block (one task for one thread).
 DEFAULT_QUERY_BLOCK_SIZE = 256
 # Below this many scores in all, threads cost more than they save.
@@ -94,12 +94,16 @@ def blockwise_attention(
     scale : float, optional, keyword-only
         Multiplies the scores; defaults to ``1 / sqrt(d_k)``.
     block_size : int, default 1024, keyword-only
-        Keys (and values) per block.
+        Keys (and values) per block: the step of the online softmax. If
+        NumPy's BLAS cannot be held to one thread while several threads
+        run, smaller blocks are used so that every matrix product stays on
+        its own core.
     query_block_size : int, default 256, keyword-only
         Queries per block; each query block is one task for one thread.
     num_threads : int, optional, keyword-only
-        Threads to use; defaults to the number of CPUs (at most 8). Small
-        inputs always run in the calling thread.
+        Threads to use. Defaults to as many as NumPy's BLAS may use
+        (so ``OPENBLAS_NUM_THREADS=1`` means one), at most the number of
+        CPUs and 8. Small inputs always run in the calling thread.
 
     Returns
     -------
@@ -111,13 +115,13 @@ def blockwise_attention(
     Raises
     ------
     TypeError
-        If an input is not numeric, ``mask`` is neither bool nor numeric,
-        or a size or ``scale`` has the wrong type.
+        If an input is not numeric, ``mask`` is neither boolean nor float,
+        ``causal`` is not a bool, or a size or ``scale`` has the wrong type.
     ValueError
-        If a shape is wrong, ``d_k`` of q and k differ, ``S`` of k and v
-        differ, ``mask`` does not broadcast to ``(..., L, S)``, an input
-        contains NaN or inf, a size is not positive, or the scores
-        overflow to ``+inf``.
+        If a shape is wrong (``k`` without rows, ``d_k = 0``), ``d_k`` of q
+        and k differ, ``S`` of k and v differ, ``mask`` does not broadcast
+        to ``(..., L, S)``, an input or a float mask holds NaN or ``+inf``,
+        a size is not positive, or the scores overflow to ``+inf``.
 
     Examples
     --------
@@ -151,7 +155,7 @@ def blockwise_attention(
     block_size = check_positive_int(block_size, "block_size")
     query_block_size = check_positive_int(query_block_size, "query_block_size")
     if num_threads is None:
-        num_threads = _cpu_count()
+        num_threads = _default_threads()
     else:
         num_threads = check_positive_int(num_threads, "num_threads")
     scale = check_scale(scale, q.shape[-1])
@@ -163,8 +167,15 @@ def blockwise_attention(
     if out.size == 0:
         return out  # no queries (L = 0) or d_v = 0: nothing to compute
 
-    qs = q * dtype.type(scale)  # (..., L, d_k): scale once here, not n*n times
-    qs = np.broadcast_to(qs, batch + q.shape[-2:])  # views, no copies
+    overflow = None  # the plain function's message, if some score might overflow
+    largest = _abs_max(q) * _abs_max(k) * q.shape[-1] * abs(scale)  # |q.k| <= d max|q| max|k|
+    if largest > float(np.finfo(dtype).max) / 4:
+        overflow = (
+            f"the scores q @ k.T * scale overflow {dtype} (largest |q| = {np.abs(q).max():.3g}, "
+            f"|k| = {np.abs(k).max():.3g}, scale = {scale:.3g}): make q, k or scale smaller"
+        )
+    scores_shape = batch + (L, S)
+    q = np.broadcast_to(q, batch + q.shape[-2:])  # views, no copies
     k = np.broadcast_to(k, batch + k.shape[-2:])
     v = np.broadcast_to(v, batch + v.shape[-2:])
     if allowed is not None:
@@ -186,10 +197,10 @@ def blockwise_attention(
         if small_blas:  # keep each product on one core: at most 16 rows x step keys
             step = max(1, min(block_size, _SERIAL_MNK // (16 * max(q.shape[-1], v.shape[-1]))))
         _attend_rows(
-            qs[idx], k[idx], v[idx],
+            q[idx], k[idx], v[idx],
             None if allowed is None else allowed[idx],
             None if bias is None else bias[idx],
-            causal, r0, r1, step, out[idx], small_blas,
+            dtype.type(scale), causal, r0, r1, step, out[idx], small_blas, overflow, scores_shape,
         )
 
     work = int(np.prod(batch, dtype=np.int64)) * L * S  # scores in all
@@ -197,23 +208,29 @@ def blockwise_attention(
     return out
 
 
-def _attend_rows(q, k, v, allowed, bias, causal, r0, r1, block_size, out, small_blas=False):
+def _attend_rows(
+    q, k, v, allowed, bias, scale, causal, r0, r1, block_size, out, small_blas=False, overflow=None,
+    scores_shape=None,
+):
     """Online softmax over key blocks for query rows ``r0:r1`` of one batch slice.
 
-    ``q`` (L, d_k) is already scaled; ``k`` (S, d_k); ``v`` (S, d_v);
-    ``allowed`` and ``bias`` are (L, S) views or None; rows ``r0:r1`` of
+    ``q`` (L, d_k); ``k`` (S, d_k); ``v`` (S, d_v);
+    ``allowed and ``bias`` are (L, S) views or None; rows ``r0:r1`` of
     ``out`` (L, d_v) are written. ``small_blas`` cuts the matrix products
-    into pieces that BLAS runs on the calling thread.
+    into pieces that BLAS runs on the calling thread. ``scale`` multiplies
+    the queries (once, instead of every score). ``overflow`` is the
+    message to raise if a score is not finite (None: they cannot overflow);
+    ``scores_shape`` is only for error messages.
     """
     dtype = q.dtype
     matmul = _matmul_small if small_blas else _matmul_whole
     rows = r1 - r0
-    q_blk = np.ascontiguousarray(q[r0:r1])  # (R, d_k)
+    q_blk = q[r0:r1] * scale  # (R, d_k) scaled queries: cheaper than scaling R*S scores
     acc = np.zeros((rows, v.shape[1]), dtype)  # (R, d_v) running sum of weight * value
     pv = np.empty_like(acc)  # (R, d_v)
+    run_sum = np.zeros(rows, dtype)  # (R,) running sum of the weights: the softmax denominator
     run_max = np.full(rows, -np.inf, dtype)  # (R,) largest score so far
     new_max = np.empty(rows, dtype)  # (R,)
-    run_sum = np.zeros(rows, dtype)  # (R,) sum of exp(score - run_max)
     blocks = _key_blocks(r0, r1, k.shape[0], block_size, causal)
     buf = np.empty(rows * max((c1 - c0 for c0, c1 in blocks), default=0), dtype)  # the only score buffer
     inf = dtype.type(np.inf)
@@ -223,7 +240,10 @@ def _attend_rows(q, k, v, allowed, bias, causal, r0, r1, block_size, out, small_
             if not keep.any():
                 continue  # the mask blocks this whole block
         s = buf[: rows * (c1 - c0)].reshape(rows, c1 - c0)  # (R, b), contiguous
-        matmul(q_blk, k[c0:c1].T, s)  # (R, b) scaled scores
+        with np.errstate(over="ignore"):  # an overflow is caught just below, as a ValueError
+            matmul(q_blk, k[c0:c1].T, s)  # (R, b) scaled scores
+        if overflow is not None and not np.isfinite(s).all():
+            raise ValueError(overflow)
         if bias is not None:
             with np.errstate(over="ignore"):  # -1e300 in float32 is -inf: still "blocked"
                 np.add(s, bias[r0:r1, c0:c1], out=s, dtype=dtype, casting="same_kind")
@@ -232,17 +252,14 @@ def _attend_rows(q, k, v, allowed, bias, causal, r0, r1, block_size, out, small_
         if causal and c1 - 1 > r0:  # a diagonal block: hide keys after each query
             np.copyto(s, -inf, where=_after_diagonal(rows, c1 - c0, r0 - c0))
         np.max(s, axis=1, out=new_max)  # (R,)
-        if not (new_max < inf).all():  # max propagates NaN and +inf
-            raise ValueError(
-                "scores contain NaN or +inf (q @ k.T overflowed); "
-                f"q: {q.shape}, k: {k.shape}"
-            )
+        if not (new_max < inf).all():  # max propagates NaN and +inf (a float mask added too much)
+            raise ValueError(f"softmax: x contains NaN or +inf; shape {scores_shape}")
         np.maximum(new_max, run_max, out=new_max)
         shift = np.where(new_max == -inf, 0, new_max).astype(dtype, copy=False)  # (R,) finite
         alpha = np.exp(run_max - shift)  # (R,) rescales the old sums; 0 if there were none
         np.subtract(s, shift[:, None], out=s)
         np.exp(s, out=s)  # (R, b) weights, not yet divided by their sum
-        run_sum *= alpha
+        run_sum *= alpha  # the old sums, rescaled to the new max
         run_sum += s.sum(axis=1)
         matmul(s, v[c0:c1], pv)  # (R, d_v)
         acc *= alpha[:, None]
@@ -250,6 +267,13 @@ def _attend_rows(q, k, v, allowed, bias, causal, r0, r1, block_size, out, small_
         run_max, new_max = new_max, run_max
     total = run_sum[:, None]  # (R, 1)
     np.divide(acc, total, out=out[r0:r1], where=total > 0)  # fully masked rows stay 0
+
+
+def _abs_max(x) -> float:
+    """Largest absolute value in ``x`` (0 if empty), as a Python float."""
+    if x.size == 0:
+        return 0.0
+    return max(float(np.max(x)), -float(np.min(x)))
 
 
 def _key_blocks(r0: int, r1: int, S: int, block_size: int, causal: bool) -> list:
@@ -327,6 +351,21 @@ def _check_mask(mask, L, S, q_batch, k_batch):
     return (m, None) if m.dtype == np.bool_ else (None, m)
 
 
+def _default_threads() -> int:
+    """As many threads as NumPy's BLAS may use, at most the CPUs (and 8).
+
+    So ``OPENBLAS_NUM_THREADS=1`` or threadpoolctl's limit also keeps this
+    module on one core.
+    """
+    n = _cpu_count()
+    controls = _openblas_controls()
+    if controls is not None:
+        with _BLAS_LOCK:  # while our pool runs, the user's setting is the saved one
+            blas = _BLAS_SAVED if _BLAS_USERS else controls[0]()
+        n = min(n, max(1, blas))
+    return n
+
+
 def _cpu_count() -> int:
     """CPUs this process may run on, at most 8."""
     try:
@@ -363,24 +402,45 @@ def _pool(num_threads: int) -> ThreadPoolExecutor:
 
 
 def _run_tasks(fn, tasks, num_threads: int) -> None:
-    """Call ``fn(task, small_blas)`` for every task, on the pool if ``num_threads > 1``.
+    """Call ``fn(task, small_blas)`` for every task, on ``num_threads`` threads.
 
     Alone (one thread, one task, or already inside a pool thread) the calls
-    run here and BLAS may use its own threads. On the pool, OpenBLAS is
-    limited to one thread if possible; otherwise ``small_blas=True`` asks
-    ``fn`` for products small enough to stay on one thread. Every task
-    finishes before an exception from any of them is raised here.
+    run here and BLAS may use its own threads. Otherwise the calling thread
+    and ``num_threads - 1`` pool threads take tasks from one queue until it
+    is empty; OpenBLAS is limited to one thread meanwhile if possible, and
+    if not, ``small_blas=True`` asks ``fn`` for products small enough to
+    stay on one thread. After a failure no new task is started, and the
+    first exception is raised here once every thread has stopped.
     """
     if num_threads <= 1 or len(tasks) <= 1 or _in_worker():
         for task in tasks:
             fn(task, False)
         return
+    queue = iter(tasks)
+    lock = threading.Lock()
+    failed = threading.Event()
+
+    def work(small_blas):
+        while not failed.is_set():
+            with lock:
+                task = next(queue, None)
+            if task is None:
+                return
+            try:
+                fn(task, small_blas)
+            except BaseException:
+                failed.set()
+                raise
+
     with _one_blas_thread() as limited:
-        pool = _pool(num_threads)
-        futures = [pool.submit(fn, task, not limited) for task in tasks]
-        wait(futures)
+        pool = _pool(num_threads - 1)
+        futures = [pool.submit(work, not limited) for _ in range(min(num_threads, len(tasks)) - 1)]
+        try:
+            work(not limited)  # the calling thread works too
+        finally:
+            wait(futures)
     for future in futures:
-        future.result()  # re-raises the first failure
+        future.result()  # re-raises a pool thread's failure
 
 
 _BLAS_LOCK = threading.Lock()
