@@ -28,7 +28,7 @@ import numpy as np
 
 from selfattention.softmax import softmax
 
-from .html import HTMLBlock, esc, json_data
+from .html import HTMLBlock, fixture_block, json_data, lab_block
 from .numbers import DECIMALS, fmt
 
 #: The gallery: each sentence with the token whose row the lab shows first.
@@ -387,10 +387,7 @@ def explorer_lab(config: dict, *, lab_id: str = "explorer-lab") -> HTMLBlock:
         "figures of this page show the same weights for a few sentences, and the "
         "command below computes them for any sentence.</p>"
     )
-    return HTMLBlock(
-        f'<div class="sa-lab" data-lab="explorer" id="{esc(lab_id)}">'
-        f"{json_data(config, 'sa-lab-config')}{fallback}</div>"
-    )
+    return lab_block("explorer", lab_id, config, fallback)
 
 
 def explorer_states(config: dict) -> list[dict]:
@@ -497,9 +494,7 @@ def explorer_fixture(config: dict, *, lab_id: str = "explorer-lab") -> HTMLBlock
     """
     data = {"lab": lab_id, "tokens": [e["tokens"] for e in config["sentences"]],
             "states": explorer_states(config)}
-    block = json_data(data, "sa-fixture")
-    return HTMLBlock(block.replace('class="sa-fixture"',
-                                   f'class="sa-fixture" data-for="{esc(lab_id)}"', 1))
+    return fixture_block(lab_id, data)
 
 
 def payload_kb(config: dict) -> float:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from selfattention.cost import score_count
 
-from .html import HTMLBlock, esc, json_data
+from .html import HTMLBlock, esc, fixture_block, lab_block
 
 #: The slider's range and start.
 N_MIN, N_MAX, N_START = 4, 64, 8
@@ -133,10 +133,7 @@ def grid_lab(*, lab_id: str = "grid-lab", n_min: int = N_MIN, n_max: int = N_MAX
         '<p class="sa-lab-fallback">This lab needs JavaScript. It draws one square per '
         f"comparison; the counts are {esc(listed)}.</p>"
     )
-    return HTMLBlock(
-        f'<div class="sa-lab" data-lab="grid" id="{esc(lab_id)}">'
-        f"{json_data(config, 'sa-lab-config')}{fallback}</div>"
-    )
+    return lab_block("grid", lab_id, config, fallback)
 
 
 def grid_states(n_min: int = N_MIN, n_max: int = N_MAX, start: int = N_START) -> list[dict]:
@@ -222,8 +219,7 @@ def grid_fixture(*, lab_id: str = "grid-lab", n_min: int = N_MIN, n_max: int = N
         "counts": {str(n): format_count(score_count(n)) for n in range(n_min, n_max + 1)},
         "states": grid_states(n_min, n_max, start),
     }
-    block = json_data(data, "sa-fixture")
-    return HTMLBlock(block.replace('class="sa-fixture"', f'class="sa-fixture" data-for="{esc(lab_id)}"', 1))
+    return fixture_block(lab_id, data)
 
 
 def _press(n: int, keys: Sequence[str], n_min: int, n_max: int) -> int:

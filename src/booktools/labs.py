@@ -15,7 +15,7 @@ import numpy as np
 
 import selfattention as sa
 
-from .html import HTMLBlock, esc, json_data
+from .html import HTMLBlock, fixture_block, lab_block
 from .numbers import DECIMALS, fmt
 from .style import OKABE_ITO
 
@@ -71,10 +71,7 @@ def weighted_average_lab(x, words: Sequence[str], *, lab_id: str = "wa-lab") -> 
         '<p class="sa-lab-fallback">This lab needs JavaScript. Without it, the '
         "tables above show the same steps for the starting points.</p>"
     )
-    return HTMLBlock(
-        f'<div class="sa-lab" data-lab="weighted-average" id="{esc(lab_id)}">'
-        f"{json_data(config, 'sa-lab-config')}{fallback}</div>"
-    )
+    return lab_block("weighted-average", lab_id, config, fallback)
 
 
 def weighted_average_config(x, words: Sequence[str]) -> dict:
@@ -206,8 +203,7 @@ def weighted_average_fixture(x, words: Sequence[str], *, lab_id: str = "wa-lab")
     '<script type="application/json" class="sa-fixture" data-for="wa-lab">'
     """
     data = {"lab": lab_id, "words": list(words), "states": weighted_average_states(x, words)}
-    block = json_data(data, "sa-fixture")
-    return HTMLBlock(block.replace('class="sa-fixture"', f'class="sa-fixture" data-for="{esc(lab_id)}"', 1))
+    return fixture_block(lab_id, data)
 
 
 def weighted_average_states(x, words: Sequence[str]) -> list[dict]:
