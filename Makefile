@@ -33,6 +33,15 @@ serve: html
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# Benchmark (not a test): NumPy attention against PyTorch on this machine,
+# written to _build/bench.json. torch is for the benchmark only.
+$(VENV)/.bench-installed: $(STAMP)
+	$(BIN)/python -m pip install -q torch==2.13.0 threadpoolctl==3.8.0
+	touch $@
+
+bench: $(VENV)/.bench-installed
+	$(BIN)/python bench/attention_bench.py
+
 # Build twice from clean in two folders and compare every output file.
 repro-check: $(STAMP)
 	$(BIN)/python tools/repro_check.py

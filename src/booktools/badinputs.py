@@ -118,6 +118,12 @@ CASES: tuple[BadInput, ...] = (
              (np.ones((3, 3)), _X)),
     BadInput("attention_scores", "`scale` is a list", "scale", (_X, _X), {"scale": [0.5]}),
     # causal_mask --------------------------------------------------------------
+    BadInput("blockwise_attention", "`block_size` = 0", "block_size", (_X, _X, _X), {"block_size": 0}),
+    BadInput("blockwise_attention", "`k` has d_k = 3 but `q` has d_k = 2", "k",
+             (_X, np.ones((3, 3)), _X)),
+    BadInput("blockwise_attention", "`mask` of shape (2, 2) for L = S = 3", "mask",
+             (_X, _X, _X), {"mask": np.ones((2, 2), bool)}),
+    BadInput("blockwise_attention", "`causal` = 1", "causal", (_X, _X, _X), {"causal": 1}),
     BadInput("sliding_window_mask", "`window` = -1", "window", (4, -1)),
     BadInput("sliding_window_mask", "`L` = 2.5", "L", (2.5, 1)),
     BadInput("sliding_window_mask", "`causal` = \"yes\"", "causal", (4, 1), {"causal": "yes"}),

@@ -6,6 +6,7 @@ tooling live in the separate ``booktools`` package.
 
 from . import bert, blockwise, cost, minilm, online_softmax, sparse
 from .attention import attention_scores, causal_mask, scaled_dot_product_attention
+from .blockwise import blockwise_attention
 from .bert import BertConfig, BertOutput, bert_forward, erf, gelu, layer_norm
 from .examples import WORDS, three_words
 from .exercises import Feedback, check_scores
@@ -26,6 +27,7 @@ __all__ = [
     "bert",
     "bert_forward",
     "blockwise",
+    "blockwise_attention",
     "causal_mask",
     "check_scores",
     "cost",

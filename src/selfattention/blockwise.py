@@ -215,7 +215,7 @@ def _attend_rows(
     """Online softmax over key blocks for query rows ``r0:r1`` of one batch slice.
 
     ``q`` (L, d_k); ``k`` (S, d_k); ``v`` (S, d_v);
-    ``allowed and ``bias`` are (L, S) views or None; rows ``r0:r1`` of
+    ``allowed`` and ``bias`` are (L, S) views or None; rows ``r0:r1`` of
     ``out`` (L, d_v) are written. ``small_blas`` cuts the matrix products
     into pieces that BLAS runs on the calling thread. ``scale`` multiplies
     the queries (once, instead of every score). ``overflow`` is the
@@ -317,12 +317,9 @@ def _matmul_small(a, b, out) -> None:
         np.matmul(a[whole:], b, out=out[whole:])
 
 
-@functools.lru_cache(maxsize=64)
 def _after_diagonal(rows: int, cols: int, offset: int) -> np.ndarray:
     """Boolean (rows, cols): True where key ``c`` comes after query ``r + offset``."""
-    hidden = ~np.tri(rows, cols, k=offset, dtype=bool)  # (rows, cols)
-    hidden.flags.writeable = False
-    return hidden
+    return ~np.tri(rows, cols, k=offset, dtype=bool)  # (rows, cols)
 
 
 def _check_mask(mask, L, S, q_batch, k_batch):
