@@ -12,7 +12,7 @@ from ._validate import (
     check_positive_int,
     check_scale,
 )
-from .softmax import softmax
+from .softmax import softmax_in_place
 
 
 def causal_mask(L: int, S: int | None = None) -> np.ndarray:
@@ -91,8 +91,9 @@ def attention_scores(q, k, *, scale=None) -> np.ndarray:
     q, k, _ = _check_qkv(q, k, None)
     scale = check_scale(scale, q.shape[-1])
     with np.errstate(over="ignore", invalid="ignore"):
-        scores = (q @ np.swapaxes(k, -1, -2)) * q.dtype.type(scale)  # (..., L, S)
-    if not np.all(np.isfinite(scores)):
+        scores = q @ np.swapaxes(k, -1, -2)  # (..., L, S)
+        scores *= q.dtype.type(scale)  # in place: the table is the big array
+    if scores.size and not (np.isfinite(scores.max()) and np.isfinite(scores.min())):
         raise ValueError(
             f"the scores q @ k.T * scale overflow {q.dtype} (largest |q| = {np.abs(q).max():.3g}, "
             f"|k| = {np.abs(k).max():.3g}, scale = {scale:.3g}): make q, k or scale smaller"
@@ -183,7 +184,7 @@ def scaled_dot_product_attention(
             scores = scores + bias.astype(scores.dtype)
     if allowed is not None:
         scores = np.where(allowed, scores, -np.inf)
-    weights = softmax(scores, axis=-1)  # (..., L, S)
+    weights = softmax_in_place(scores, axis=-1)  # (..., L, S), in the scores' memory
     out = weights @ v  # (..., L, d_v)
     return (out, weights) if return_weights else out
 

@@ -66,15 +66,36 @@ def softmax(x, axis: int = -1) -> np.ndarray:
         raise ValueError("softmax: x must have at least 1 dimension, got a scalar")
     if not -arr.ndim <= axis < arr.ndim:
         raise ValueError(f"softmax: axis {axis} is out of range for shape {arr.shape}")
-    if arr.dtype != np.float32:
-        arr = arr.astype(np.float64)
-    if np.isnan(arr).any() or np.isposinf(arr).any():
-        raise ValueError(f"softmax: x contains NaN or +inf; shape {arr.shape}")
-    peak = np.max(arr, axis=axis, keepdims=True)
-    peak = np.where(np.isfinite(peak), peak, 0)  # all -inf slices: shift by 0
-    e = np.exp(arr - peak)
-    total = np.sum(e, axis=axis, keepdims=True)
-    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    arr = arr.astype(np.float32 if arr.dtype == np.float32 else np.float64)  # a copy we own
+    return softmax_in_place(arr, axis)
 
 
-__all__ = ["softmax"]
+def softmax_in_place(scores: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Softmax of a float array, computed in its own memory; returns it.
+
+    The same steps as :func:`softmax` with no temporary as large as
+    ``scores``: attention calls it on the score table it has just made, so
+    the n-by-n table exists once. ``scores`` must be float32 or float64.
+
+    Raises
+    ------
+    ValueError
+        If ``scores`` contains NaN or ``+inf``.
+
+    Examples
+    --------
+    >>> s = np.array([[0.0, 0.0], [0.0, -np.inf]])
+    >>> softmax_in_place(s) is s, s.tolist()
+    (True, [[0.5, 0.5], [1.0, 0.0]])
+    """
+    peak = np.max(scores, axis=axis, keepdims=True)  # NaN and +inf show up here
+    if np.isnan(peak).any() or np.isposinf(peak).any():
+        raise ValueError(f"softmax: x contains NaN or +inf; shape {scores.shape}")
+    peak[~np.isfinite(peak)] = 0  # all -inf slices: shift by 0
+    scores -= peak
+    np.exp(scores, out=scores)  # exp(-inf) = 0: blocked entries get weight 0
+    total = np.sum(scores, axis=axis, keepdims=True)
+    np.divide(scores, total, out=scores, where=total > 0)  # all-blocked slices stay 0
+    return scores
+
+__all__ = ["softmax", "softmax_in_place"]
