@@ -33,8 +33,10 @@ def glue_numbers(**values) -> None:
 
     Examples
     --------
-    In a page cell: ``glue_numbers(w_cat_cat=weights[0, 0], d_k=2)``, then in
-    the prose ``{glue:text}`w_cat_cat:.3f```.
+    In a page cell, then ``{glue:text}`w_cat_cat:.3f``` in the prose:
+
+    >>> import numpy as np
+    >>> glue_numbers(w_cat_cat=np.float64(0.768), d_k=np.int64(2))  # displays nothing
     """
     from myst_nb import glue
 

@@ -113,6 +113,16 @@ def write_notebook(source: Path, target: Path, title: str) -> None:
 
     The notebook is the page's own cells, without outputs, after a short
     note on what it needs to run outside the book.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "p.md").write_text("---\\nkernelspec:\\n  name: python3\\n  display_name: Python 3\\n"
+    ...                             "---\\n# P\\n\\n```{code-cell} ipython3\\n1 + 1\\n```\\n")
+    >>> write_notebook(d / "p.md", d / "p.ipynb", "P")
+    >>> [c["cell_type"] for c in json.loads((d / "p.ipynb").read_text())["cells"]]
+    ['markdown', 'markdown', 'code']
     """
     from myst_nb.core.read import read_myst_markdown_notebook
 
@@ -190,6 +200,18 @@ def _translator_class():
 
 
 def setup(app):
+    """Register the extension with Sphinx (``extensions`` in ``conf.py``).
+
+    Examples
+    --------
+    >>> class App:  # a stand-in that records what the extension asks for
+    ...     def __init__(self): self.events = []
+    ...     def set_translator(self, name, cls, override): self.translator = (name, cls.__name__)
+    ...     def connect(self, event, handler): self.events.append(event)
+    >>> app = App()
+    >>> setup(app)["parallel_read_safe"], app.translator, app.events
+    (True, ('html', 'BookHTMLTranslator'), ['html-page-context', 'build-finished'])
+    """
     app.set_translator("html", _translator_class(), override=True)
     app.connect("html-page-context", _add_download_link)
     app.connect("build-finished", _build_finished)

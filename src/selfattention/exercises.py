@@ -13,7 +13,14 @@ from .examples import three_words
 
 @dataclass(frozen=True)
 class Feedback:
-    """The verdict of a checker: ``ok`` and a message written for the reader."""
+    """The verdict of a checker: ``ok`` and a message written for the reader.
+
+    Examples
+    --------
+    >>> verdict = Feedback(False, "scores has shape (2, 2) but should be (3, 3).")
+    >>> bool(verdict), str(verdict)
+    (False, '✗ scores has shape (2, 2) but should be (3, 3).')
+    """
 
     ok: bool
     message: str
