@@ -77,3 +77,31 @@ def broadcast_shape(a: tuple, b: tuple, what: str) -> tuple:
         return np.broadcast_shapes(a, b)
     except ValueError:
         raise ValueError(f"{what}: shapes {a} and {b} do not broadcast") from None
+
+
+def check_mask(mask, L: int, S: int, batch: tuple):
+    """Validate an attention mask; return ``(allowed, bias)``, at most one not None.
+
+    ``allowed`` is a boolean mask (True = may attend); ``bias`` a float mask
+    added to the scores. Either is returned as given (not copied or
+    broadcast); it broadcasts to ``batch + (L, S)``. Integer masks are
+    refused: a 0/1 mask would be added to the scores instead of blocking.
+    """
+    if mask is None:
+        return None, None
+    m = np.asarray(mask)
+    target = tuple(batch) + (L, S)
+    if m.dtype != np.bool_ and not (m.dtype != object and np.issubdtype(m.dtype, np.floating)):
+        raise TypeError(
+            f"mask must be boolean (True = may attend) or float (added to the scores), "
+            f"got dtype {m.dtype}; for a 0/1 mask use mask.astype(bool)"
+        )
+    if m.dtype != np.bool_ and (np.isnan(m).any() or np.isposinf(m).any()):
+        raise ValueError("mask: a float mask may hold real numbers or -inf, not NaN or +inf")
+    try:
+        full = np.broadcast_shapes(m.shape, target)
+    except ValueError:
+        full = None
+    if full is None or full[-2:] != (L, S):
+        raise ValueError(f"mask of shape {m.shape} does not broadcast to (..., L, S) = {target}")
+    return (m, None) if m.dtype == np.bool_ else (None, m)

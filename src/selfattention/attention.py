@@ -8,6 +8,7 @@ from ._validate import (
     as_float_array,
     broadcast_shape,
     check_flag,
+    check_mask,
     check_ndim,
     check_positive_int,
     check_scale,
@@ -223,27 +224,8 @@ def _check_qkv(q, k, v):
 
 def _combine_masks(mask, causal, L, S, q_batch, k_batch):
     """Return (allowed, bias): a boolean keep-mask and an additive float mask."""
-    allowed = causal_mask(L, S) if causal else None
-    bias = None
-    if mask is None:
-        return allowed, bias
-    m = np.asarray(mask)
-    target = broadcast_shape(q_batch, k_batch, "q and k") + (L, S)
-    if m.dtype != np.bool_ and not (m.dtype != object and np.issubdtype(m.dtype, np.floating)):
-        raise TypeError(
-            f"mask must be boolean (True = may attend) or float (added to the scores), "
-            f"got dtype {m.dtype}; for a 0/1 mask use mask.astype(bool)"
-        )
-    if m.dtype != np.bool_ and (np.isnan(m).any() or np.isposinf(m).any()):
-        raise ValueError("mask: a float mask may hold real numbers or -inf, not NaN or +inf")
-    try:
-        full = np.broadcast_shapes(m.shape, target)
-    except ValueError:
-        full = None
-    if full is None or full[-2:] != (L, S):
-        raise ValueError(f"mask of shape {m.shape} does not broadcast to (..., L, S) = {target}")
-    if m.dtype == np.bool_:
-        allowed = m if allowed is None else (allowed & m)
-    else:
-        bias = m.astype(np.float64)
-    return allowed, bias
+    batch = broadcast_shape(q_batch, k_batch, "q and k")
+    allowed, bias = check_mask(mask, L, S, batch)
+    if causal:
+        allowed = causal_mask(L, S) if allowed is None else (causal_mask(L, S) & allowed)
+    return allowed, (None if bias is None else bias.astype(np.float64))

@@ -36,7 +36,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
-from ._validate import broadcast_shape, check_flag, check_positive_int, check_scale
+from ._validate import broadcast_shape, check_flag, check_mask, check_positive_int, check_scale
 from .attention import _check_qkv
 
 #: Keys per block (the step of the online softmax).
@@ -159,7 +159,7 @@ def blockwise_attention(
     else:
         num_threads = check_positive_int(num_threads, "num_threads")
     scale = check_scale(scale, q.shape[-1])
-    allowed, bias = _check_mask(mask, L, S, q.shape[:-2], k.shape[:-2])
+    allowed, bias = check_mask(mask, L, S, broadcast_shape(q.shape[:-2], k.shape[:-2], "q and k"))
     mask_batch = () if mask is None else np.shape(allowed if bias is None else bias)[:-2]  # may add dims
     batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], mask_batch)
     dtype = q.dtype
@@ -320,32 +320,6 @@ def _matmul_small(a, b, out) -> None:
 def _after_diagonal(rows: int, cols: int, offset: int) -> np.ndarray:
     """Boolean (rows, cols): True where key ``c`` comes after query ``r + offset``."""
     return ~np.tri(rows, cols, k=offset, dtype=bool)  # (rows, cols)
-
-
-def _check_mask(mask, L, S, q_batch, k_batch):
-    """Validate ``mask`` like the plain function; return (allowed, bias), one of them None.
-
-    Unlike the plain function nothing is copied or broadcast: a float mask
-    keeps its dtype and is converted one block at a time.
-    """
-    if mask is None:
-        return None, None
-    m = np.asarray(mask)
-    target = broadcast_shape(q_batch, k_batch, "q and k") + (L, S)
-    if m.dtype != np.bool_ and not (m.dtype != object and np.issubdtype(m.dtype, np.floating)):
-        raise TypeError(
-            f"mask must be boolean (True = may attend) or float (added to the scores), "
-            f"got dtype {m.dtype}; for a 0/1 mask use mask.astype(bool)"
-        )
-    if m.dtype != np.bool_ and (np.isnan(m).any() or np.isposinf(m).any()):
-        raise ValueError("mask: a float mask may hold real numbers or -inf, not NaN or +inf")
-    try:
-        full = np.broadcast_shapes(m.shape, target)
-    except ValueError:
-        full = None
-    if full is None or full[-2:] != (L, S):
-        raise ValueError(f"mask of shape {m.shape} does not broadcast to (..., L, S) = {target}")
-    return (m, None) if m.dtype == np.bool_ else (None, m)
 
 
 def _default_threads() -> int:
