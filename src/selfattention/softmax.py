@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_float_array
 
 
 def softmax(x, axis: int = -1) -> np.ndarray:
