@@ -55,6 +55,22 @@ nb_execution_mode = "cache"
 nb_execution_cache_path = str(
     Path(os.environ.get("SA_JUPYTER_CACHE", ROOT / "_build" / ".jupyter_cache")) / _source_digest()
 )
+
+
+def _create_cache_db(path: str) -> None:
+    """Create the cache database here, in the main process, before the build starts.
+
+    With ``-j 2`` Sphinx reads pages in two worker processes; if the database
+    did not exist yet, both would try to create its tables and one would fail
+    with "table settings already exists".
+    """
+    from jupyter_cache.cache.db import create_db
+
+    Path(path).mkdir(parents=True, exist_ok=True)
+    create_db(path).dispose()
+
+
+_create_cache_db(nb_execution_cache_path)
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
 nb_execution_timeout = 300
