@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))  # run from a checkout even if not installed
 
 import selfattention  # noqa: E402
+from selfattention import _threads  # noqa: E402
 from selfattention import blockwise as bw  # noqa: E402
 from selfattention.cost import attention_flops, format_bytes, peak_memory  # noqa: E402
 
@@ -184,7 +185,7 @@ def check_targets(results: list[dict]) -> list[dict]:
 def machine() -> dict:
     info = threadpool_info()
     blas = [i for i in info if i.get("user_api") == "blas"]
-    controls = bw._openblas_controls()
+    controls = _threads.openblas_controls()
     return {
         "python": platform.python_version(),
         "numpy": np.__version__,
@@ -197,7 +198,7 @@ def machine() -> dict:
                  for i in blas],
         "threadpools": [{key: i.get(key) for key in ("user_api", "internal_api", "num_threads", "prefix")}
                         for i in info],
-        "blockwise_threads": bw._default_threads(),
+        "blockwise_threads": _threads.default_threads(),
         "blockwise_can_limit_openblas": controls is not None,
         "env": {key: os.environ.get(key) for key in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
                                                      "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")},

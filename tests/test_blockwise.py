@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import selfattention.blockwise as bw
+from selfattention import _threads
 from selfattention import scaled_dot_product_attention as plain
 from selfattention.blockwise import blockwise_attention
 
@@ -24,13 +25,13 @@ def assert_same(got, want, dtype):
 @pytest.fixture
 def threads_always(monkeypatch):
     """Use the thread pool even for tiny inputs, so that path is tested too."""
-    monkeypatch.setattr(bw, "_MIN_PARALLEL_SCORES", 0)
+    monkeypatch.setattr(_threads, "MIN_PARALLEL_SCORES", 0)
 
 
 @pytest.fixture(params=[True, False], ids=["blas-limited", "blas-small-products"])
 def blas_mode(request, monkeypatch):
     """Both ways of keeping BLAS on one thread per task."""
-    monkeypatch.setattr(bw, "_LIMIT_BLAS_THREADS", request.param)
+    monkeypatch.setattr(_threads, "LIMIT_BLAS_THREADS", request.param)
     return request.param
 
 
@@ -178,7 +179,7 @@ def test_all_thread_counts_give_identical_results(threads_always, blas_mode):
 
 
 def test_blas_thread_setting_is_restored_after_a_threaded_call(threads_always):
-    controls = bw._openblas_controls()
+    controls = _threads.openblas_controls()
     if controls is None:
         pytest.skip("NumPy's BLAS is not an OpenBLAS we can see")
     before = controls[0]()
@@ -277,3 +278,15 @@ def test_nan_in_an_input_is_rejected_with_its_name():
         blockwise_attention(x, x, bad)
     with pytest.raises(TypeError, match="q must be numeric"):
         blockwise_attention([["a", "b"]], x, x)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_fixed_shift_shortcut_and_the_running_max_agree(monkeypatch, dtype):
+    import selfattention.attention as att
+
+    rng = np.random.default_rng(11)
+    q, k, v = rng.standard_normal((3, 2, 150, 16)).astype(dtype)
+    shortcut = blockwise_attention(q, k, v, causal=True, block_size=32, query_block_size=40)
+    monkeypatch.setattr(att, "FIXED_SHIFT_LIMIT", -1.0)  # no row qualifies: running max everywhere
+    running = blockwise_attention(q, k, v, causal=True, block_size=32, query_block_size=40)
+    assert_same(shortcut, running, dtype)

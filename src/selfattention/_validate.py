@@ -84,8 +84,10 @@ def check_mask(mask, L: int, S: int, batch: tuple):
 
     ``allowed`` is a boolean mask (True = may attend); ``bias`` a float mask
     added to the scores. Either is returned as given (not copied or
-    broadcast); it broadcasts to ``batch + (L, S)``. Integer masks are
-    refused: a 0/1 mask would be added to the scores instead of blocking.
+    broadcast); it broadcasts to ``batch + (L, S)``. A float mask that holds
+    only 0 and ``-inf`` is returned as the boolean mask it means, so both
+    spellings give the very same numbers. Integer masks are refused: a 0/1
+    mask would be added to the scores instead of blocking.
     """
     if mask is None:
         return None, None
@@ -104,4 +106,9 @@ def check_mask(mask, L: int, S: int, batch: tuple):
         full = None
     if full is None or full[-2:] != (L, S):
         raise ValueError(f"mask of shape {m.shape} does not broadcast to (..., L, S) = {target}")
-    return (m, None) if m.dtype == np.bool_ else (None, m)
+    if m.dtype == np.bool_:
+        return m, None
+    keep = m == 0
+    if (keep | np.isneginf(m)).all():  # only 0 and -inf: a boolean mask in disguise
+        return keep, None
+    return None, m

@@ -1,4 +1,14 @@
-"""Scaled dot-product attention and the causal mask."""
+"""Scaled dot-product attention and the causal mask.
+
+Plain attention makes the whole ``(L, S)`` table of scores, turns each row
+into softmax weights, and averages the values with them. Each row needs
+only its own scores, so the table is filled a block of rows at a time:
+the rows of one block are still in the CPU's cache while their softmax
+and their share of ``weights @ v`` are computed, and large inputs spread
+the blocks over every core (:mod:`selfattention._threads`). The table
+itself is kept whole, as plain attention does: its memory grows like
+``L * S``.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +23,14 @@ from ._validate import (
     check_positive_int,
     check_scale,
 )
-from .softmax import softmax_in_place
+from . import _threads
+
+#: Query rows per block of the score table (one task for one thread).
+QUERY_ROWS = 128
+# If every score of a row lies within +-FIXED_SHIFT_LIMIT, exp(score) neither
+# overflows nor underflows, and softmax may skip subtracting the row's maximum
+# (softmax does not change when a whole row moves by the same amount).
+FIXED_SHIFT_LIMIT = 30.0
 
 
 def causal_mask(L: int, S: int | None = None) -> np.ndarray:
@@ -179,15 +196,125 @@ def scaled_dot_product_attention(
     return_weights = check_flag(return_weights, "return_weights")
     L, S = q.shape[-2], k.shape[-2]
     allowed, bias = _combine_masks(mask, causal, L, S, q.shape[:-2], k.shape[:-2])
-    scores = attention_scores(q, k, scale=scale)  # (..., L, S)
+    scale = q.dtype.type(check_scale(scale, q.shape[-1]))
+    masks = [m.shape[:-2] for m in (allowed, bias) if m is not None]
+    w_batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], *masks)  # the weights' batch shape
+    batch = np.broadcast_shapes(w_batch, v.shape[:-2])
+    weights = np.empty(w_batch + (L, S), q.dtype)  # (..., L, S): every score at once
+    out = np.empty(batch + (L, v.shape[-1]), q.dtype)  # (..., L, d_v)
+    if weights.size == 0:  # no queries (L = 0): nothing to compute
+        return (out, weights) if return_weights else out
+    overflow = overflow_message(q, k, scale)
+    fixed = None if bias is not None else fixed_shift_rows(q, k, v, scale)  # (..., L) or None
+    threads = _threads.default_threads()
+    if weights.size < _threads.MIN_PARALLEL_SCORES or batch != w_batch:
+        # Small (or v adds batch dimensions): the whole batch at once, in this thread.
+        tasks = [((), r0, min(r0 + QUERY_ROWS, L)) for r0 in range(0, L, QUERY_ROWS)]
+        threads = 1
+    else:
+        q, k, v = (np.broadcast_to(x, batch + x.shape[-2:]) for x in (q, k, v))  # views, no copies
+        allowed, bias = (None if m is None else np.broadcast_to(m, batch + (L, S)) for m in (allowed, bias))
+        if fixed is not None:
+            fixed = np.broadcast_to(fixed, batch + (L,))
+        tasks = [(i, r0, min(r0 + QUERY_ROWS, L)) for i in np.ndindex(*batch) for r0 in range(0, L, QUERY_ROWS)]
+
+    def run(task, small_blas):
+        i, r0, r1 = task
+        rows = slice(r0, r1)
+        _attention_rows(
+            q[i][..., rows, :], k[i], v[i],
+            None if allowed is None else allowed[i][..., rows, :],
+            None if bias is None else bias[i][..., rows, :],
+            scale, weights[i][..., rows, :], out[i][..., rows, :],
+            fixed is not None and bool(fixed[i][..., rows].all()),
+            overflow, return_weights, small_blas,
+        )
+
+    _threads.run_tasks(run, tasks, threads)
+    return (out, weights) if return_weights else out
+
+
+def _attention_rows(q, k, v, allowed, bias, scale, s, out, fixed, overflow, normalise, small_blas):
+    """Plain attention for one block of query rows, written into ``s`` and ``out``.
+
+    ``q`` (..., R, d_k); ``k`` (..., S, d_k); ``v`` (..., S, d_v);
+    ``allowed`` and ``bias`` (..., R, S) or None. ``s`` (..., R, S) receives
+    the weights (divided by their row sums only if ``normalise``) and
+    ``out`` (..., R, d_v) the result, which does not depend on ``normalise``. ``fixed`` skips the shift by the row
+    maximum (the caller has checked it is safe); ``overflow`` is the message
+    to raise if a score is not finite (None: they cannot overflow).
+    """
+    matmul = _threads.matmul_small if small_blas else _threads.matmul_whole
+    with np.errstate(over="ignore"):  # an overflow is caught just below, as a ValueError
+        _matmul_nd(matmul, q * scale, np.swapaxes(k, -1, -2), s)  # (..., R, S) scaled scores
+    if overflow is not None and not np.isfinite(s).all():
+        raise ValueError(overflow)
     if bias is not None:
         with np.errstate(over="ignore"):  # -1e300 in float32 is -inf: still "blocked"
-            scores = scores + bias.astype(scores.dtype)
+            np.add(s, bias, out=s, casting="same_kind")
     if allowed is not None:
-        scores = np.where(allowed, scores, -np.inf)
-    weights = softmax_in_place(scores, axis=-1)  # (..., L, S), in the scores' memory
-    out = weights @ v  # (..., L, d_v)
-    return (out, weights) if return_weights else out
+        np.copyto(s, -np.inf, where=~allowed)
+    if not fixed:
+        peak = np.max(s, axis=-1, keepdims=True)  # (..., R, 1); NaN and +inf show up here
+        if not (peak < np.inf).all():
+            raise ValueError(f"softmax: x contains NaN or +inf; shape {s.shape}")
+        peak[peak == -np.inf] = 0  # all -inf rows: shift by 0
+        s -= peak
+    np.exp(s, out=s)  # exp(-inf) = 0: blocked keys get weight 0
+    total = np.sum(s, axis=-1, keepdims=True)  # (..., R, 1)
+    _matmul_nd(matmul, s, v, out)  # (..., R, d_v)
+    np.divide(out, total, out=out, where=total > 0)  # divide R*d_v outputs, not R*S weights
+    if normalise:
+        np.divide(s, total, out=s, where=total > 0)  # all-blocked rows stay 0
+
+
+def _matmul_nd(matmul, a, b, out) -> None:
+    """``out[...] = a @ b`` with ``matmul`` (which takes 2-D arrays) for any batch shape."""
+    if out.ndim == 2:
+        matmul(a, b, out)
+    else:
+        np.matmul(a, b, out=out)
+
+
+def overflow_message(q, k, scale) -> str | None:
+    """The error message if some score ``q . k * scale`` might overflow, else None.
+
+    Uses ``|q . k| <= d_k * max|q| * max|k|``, so None means no score can overflow.
+    """
+    dtype = q.dtype
+    largest = _abs_max(q) * _abs_max(k) * q.shape[-1] * abs(float(scale))
+    if largest <= float(np.finfo(dtype).max) / 4:
+        return None
+    return (
+        f"the scores q @ k.T * scale overflow {dtype} (largest |q| = {_abs_max(q):.3g}, "
+        f"|k| = {_abs_max(k):.3g}, scale = {float(scale):.3g}): make q, k or scale smaller"
+    )
+
+
+def fixed_shift_rows(q, k, v, scale) -> np.ndarray | None:
+    """Which query rows may skip the shift by their maximum; None if none may.
+
+    ``q`` (..., L, d_k), ``k`` (..., S, d_k), ``v`` (..., S, d_v) with one
+    batch shape. By Cauchy-Schwarz, every score of row ``i`` lies within
+    ``|q_i| * max_j |k_j| * |scale|``. Where that is at most
+    ``FIXED_SHIFT_LIMIT``, ``exp(score)`` is a normal number and a sum of
+    ``S`` of them times a value cannot overflow, so the row maximum is not
+    needed. Returns a boolean array of shape (..., L).
+    """
+    S = k.shape[-2]
+    if S * _abs_max(v) * np.exp(FIXED_SHIFT_LIMIT) > float(np.finfo(q.dtype).max) / 4:
+        return None  # the weighted sums themselves could overflow
+    with np.errstate(over="ignore", invalid="ignore"):  # huge inputs: inf, so not fixed
+        q_sq = np.einsum("...i,...i->...", q, q)  # (..., L) squared norms (inf if huge: not fixed)
+        k_sq = np.einsum("...i,...i->...", k, k).max(axis=-1, keepdims=True)  # (..., 1)
+        return q_sq * k_sq * float(scale) ** 2 <= FIXED_SHIFT_LIMIT**2
+
+
+def _abs_max(x) -> float:
+    """Largest absolute value in ``x`` (0 if empty), as a Python float."""
+    if x.size == 0:
+        return 0.0
+    return max(float(np.max(x)), -float(np.min(x)))
 
 
 def _check_qkv(q, k, v):
@@ -228,4 +355,7 @@ def _combine_masks(mask, causal, L, S, q_batch, k_batch):
     allowed, bias = check_mask(mask, L, S, batch)
     if causal:
         allowed = causal_mask(L, S) if allowed is None else (causal_mask(L, S) & allowed)
-    return allowed, (None if bias is None else bias.astype(np.float64))
+    if bias is not None:
+        bias = bias.astype(np.float64)
+    # At least 2-D, so that rows can be sliced: (S,) -> (1, S), () -> (1, 1).
+    return tuple(None if m is None else m.reshape((1,) * max(0, 2 - m.ndim) + m.shape) for m in (allowed, bias))
