@@ -169,6 +169,15 @@ def scaled_dot_product_attention(
         differ, ``mask`` does not broadcast to ``(..., L, S)``, an input
         contains NaN or inf, ``d_k`` or ``S`` is 0, or the scores overflow.
 
+    Notes
+    -----
+    The ``(..., L, S)`` table of weights is made whole, as the formula
+    says, but it is filled a block of ``QUERY_ROWS`` rows at a time, and
+    large inputs spread the blocks over the cores. Where a bound on the
+    scores (``|q . k| <= |q| |k|``) shows that ``exp(score)`` can neither
+    overflow nor underflow, the softmax skips subtracting each row's
+    maximum: the answer is the same up to rounding.
+
     Examples
     --------
     The book's running example: cat, dog and car attend to each other.
