@@ -213,8 +213,7 @@ def scaled_dot_product_attention(
     out = np.empty(batch + (L, v.shape[-1]), q.dtype)  # (..., L, d_v)
     if weights.size == 0:  # no queries (L = 0): nothing to compute
         return (out, weights) if return_weights else out
-    overflow = overflow_message(q, k, scale)
-    fixed = None if bias is not None else fixed_shift_rows(q, k, v, scale)  # (..., L) or None
+    overflow, fixed = score_checks(q, k, v, scale, bias is not None)
     threads = _threads.default_threads()
     if weights.size < _threads.MIN_PARALLEL_SCORES or batch != w_batch:
         # Small (or v adds batch dimensions): the whole batch at once, in this thread.
@@ -283,6 +282,19 @@ def _matmul_nd(matmul, a, b, out) -> None:
         matmul(a, b, out)
     else:
         np.matmul(a, b, out=out)
+
+
+def score_checks(q, k, v, scale, has_bias: bool):
+    """``(overflow, fixed)``: :func:`overflow_message` and :func:`fixed_shift_rows`.
+
+    ``fixed`` is None with a float mask (it may move scores anywhere). If
+    every row is fixed, no score can overflow and the overflow check is
+    skipped.
+    """
+    fixed = None if has_bias else fixed_shift_rows(q, k, v, scale)  # (..., L) or None
+    if fixed is not None and fixed.all():
+        return None, fixed
+    return overflow_message(q, k, scale), fixed
 
 
 def overflow_message(q, k, scale) -> str | None:

@@ -34,7 +34,7 @@ import numpy as np
 
 from . import _threads
 from ._validate import broadcast_shape, check_flag, check_mask, check_positive_int, check_scale
-from .attention import _check_qkv, fixed_shift_rows, overflow_message
+from .attention import _check_qkv, score_checks
 
 #: Keys per block (the step of the online softmax).
 DEFAULT_BLOCK_SIZE = 1024
@@ -160,7 +160,6 @@ def blockwise_attention(
     if out.size == 0:
         return out  # no queries (L = 0) or d_v = 0: nothing to compute
 
-    overflow = overflow_message(q, k, scale)  # the plain function's message, if a score might overflow
     scores_shape = batch + (L, S)
     q = np.broadcast_to(q, batch + q.shape[-2:])  # views, no copies
     k = np.broadcast_to(k, batch + k.shape[-2:])
@@ -169,7 +168,7 @@ def blockwise_attention(
         allowed = np.broadcast_to(allowed, batch + (L, S))
     if bias is not None:
         bias = np.broadcast_to(bias, batch + (L, S))
-    fixed = None if bias is not None else fixed_shift_rows(q, k, v, scale)  # (..., L) or None
+    overflow, fixed = score_checks(q, k, v, scale, bias is not None)  # see the module docstring
 
     tasks = []
     for idx in np.ndindex(*batch):
