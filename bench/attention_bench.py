@@ -102,6 +102,35 @@ def matmul_ceiling(n: int = 2048, rounds: int = 5) -> float:
     return 2 * n**3 / best / 1e9
 
 
+def step_costs(rows: int = 256, keys: int = 1024, rounds: int = 30) -> dict:
+    """Nanoseconds per score of each step of one blockwise tile, on one core.
+
+    The fixed-shift step of :func:`selfattention.blockwise.blockwise_attention`:
+    scores ``q @ k.T``, ``exp``, row sums and ``weights @ v``, for a tile of
+    ``rows`` queries and ``keys`` keys, with OpenBLAS held to one thread. Their
+    sum is the least time per score that any NumPy code spends on one core.
+    """
+    rng = np.random.default_rng(1)
+    q = rng.standard_normal((rows, D)).astype(np.float32) / np.float32(np.sqrt(D))
+    k = rng.standard_normal((keys, D)).astype(np.float32)
+    v = rng.standard_normal((keys, D)).astype(np.float32)
+    s = np.empty((rows, keys), np.float32)
+    e = np.empty_like(s)
+    pv = np.empty((rows, D), np.float32)
+    np.matmul(q, k.T, out=s)
+    steps = {
+        "q @ k.T": lambda: np.matmul(q, k.T, out=s),
+        "exp": lambda: np.exp(s, out=e),
+        "row sums": lambda: e.sum(axis=1),
+        "weights @ v": lambda: np.matmul(e, v, out=pv),
+    }
+    with _threads.one_blas_thread():
+        costs = {name: min(_timed(fn) for _ in range(rounds)) / (rows * keys) * 1e9
+                 for name, fn in steps.items()}
+    costs["total"] = sum(costs.values())
+    return costs
+
+
 def _timed(fn) -> float:
     start = time.perf_counter()
     fn()
@@ -182,6 +211,12 @@ def check_targets(results: list[dict]) -> list[dict]:
     return checks
 
 
+def floor_ratios(results: list[dict], ns_per_score: float, cores: int) -> dict:
+    """n -> (n*n scores * ns_per_score / cores) / torch's time: the best ratio NumPy could get."""
+    return {r["n"]: r["n"] ** 2 * ns_per_score * 1e-9 / max(1, cores) / r["rows"]["torch"]["seconds"]
+            for r in results}
+
+
 def machine() -> dict:
     info = threadpool_info()
     blas = [i for i in info if i.get("user_api") == "blas"]
@@ -248,7 +283,10 @@ def main(argv=None) -> int:
     print(f"blockwise: {info['blockwise_threads']} threads, "
           f"{'limits' if info['blockwise_can_limit_openblas'] else 'cannot limit'} OpenBLAS to 1 thread meanwhile")
     ceiling = matmul_ceiling()
-    print(f"NumPy float32 matmul ceiling (2048^3): {ceiling:.1f} GFLOP/s\n")
+    print(f"NumPy float32 matmul ceiling (2048^3): {ceiling:.1f} GFLOP/s")
+    steps = step_costs()
+    print(f"One blockwise step on one core (256 queries x 1024 keys), ns per score: "
+          + ", ".join(f"{name} {ns:.2f}" for name, ns in steps.items()) + "\n")
 
     results = []
     for n in args.sizes:
@@ -259,12 +297,18 @@ def main(argv=None) -> int:
         print("\nTargets:")
         for c in checks:
             print(f"  {'met ' if c['met'] else 'MISS'}  n={c['n']:<5} {c['target']:<42} {c['value']}")
+    floors = floor_ratios(results, steps["total"], info["blockwise_threads"])
+    if floors:
+        print(f"\nLeast ratio to torch that NumPy could reach here: {steps['total']:.2f} ns per score "
+              f"per core, on {info['blockwise_threads']} cores used perfectly, against torch's measured time:")
+        print("  " + ", ".join(f"n={n}: {ratio:.2f}x" for n, ratio in floors.items()))
     blas_after = [i.get("num_threads") for i in threadpool_info() if i.get("user_api") == "blas"]
     elapsed = time.perf_counter() - started
     print(f"\nBLAS threads after the run: {blas_after} (before: {[b['num_threads'] for b in info['blas']]})")
     print(f"total time {elapsed:.0f} s")
 
-    report = {"machine": info, "matmul_ceiling_gflops": ceiling, "results": results,
+    report = {"machine": info, "matmul_ceiling_gflops": ceiling, "step_ns_per_score": steps,
+              "least_ratio_to_torch": floors, "results": results,
               "targets": checks, "blas_threads_after": blas_after, "elapsed_seconds": elapsed,
               "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     args.out.parent.mkdir(parents=True, exist_ok=True)

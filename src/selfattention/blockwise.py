@@ -4,7 +4,9 @@ Plain attention builds the whole ``(L, S)`` score matrix, then takes its
 softmax. Here the keys and values are walked in blocks of ``block_size``.
 Each query keeps three running numbers while it reads the blocks: the
 largest score seen so far (``run_max``), the sum of ``exp(score - run_max)``
-(``run_sum``) and the matching weighted sum of values (``acc``). When a
+(``run_sum``) and the matching weighted sum of values (``acc``). A column
+of ones appended to the values makes one matrix product give both sums:
+``run_sum`` is the last column of ``acc``. When a
 block brings a larger score, the old sums are multiplied by
 ``exp(old_max - new_max)``, so they stay exactly what they would have been
 with the new maximum. At the end ``acc / run_sum`` is the softmax-weighted
@@ -12,16 +14,16 @@ average: the same numbers as plain attention, up to rounding. This is the
 "online softmax" of FlashAttention.
 
 Memory: one tile of ``query_block_size * block_size`` scores per thread,
-plus the ``(L, d_v)`` output -- it grows like ``n * block``, not ``n**2``.
+plus the ``(L, d_v)`` output and the values with their column of ones --
+it grows like ``n * block``, not ``n**2``.
 
 When the scores are known to be small: a bound on them
 (``|q . k| <= |q| |k|``) may show that ``exp(score)`` can neither
 overflow nor underflow. Softmax does not change when every score of a row
 moves by the same amount, so the shift may then be 0 for good: there is no
 running maximum to keep and nothing to rescale, and each block is one
-matrix product, one ``exp`` and one more matrix product. A column of ones
-appended to the values makes that last product return the running sum
-too. The result is the same softmax, rounded the same way.
+matrix product, one ``exp`` and one more matrix product. The result is
+the same softmax, up to rounding.
 
 Speed: query blocks are independent, so they are spread over the
 threads of :mod:`selfattention._threads`, with NumPy's BLAS held to one
@@ -163,7 +165,7 @@ def blockwise_attention(
     scores_shape = batch + (L, S)
     q = np.broadcast_to(q, batch + q.shape[-2:])  # views, no copies
     k = np.broadcast_to(k, batch + k.shape[-2:])
-    v = np.broadcast_to(v, batch + v.shape[-2:])
+    v = np.broadcast_to(_with_ones(v), batch + (S, v.shape[-1] + 1))  # (..., S, d_v + 1)
     if allowed is not None:
         allowed = np.broadcast_to(allowed, batch + (L, S))
     if bias is not None:
@@ -215,9 +217,9 @@ def _attend_rows(
     matmul = _threads.matmul_small if small_blas else _threads.matmul_whole
     rows = r1 - r0
     q_blk = q[r0:r1] * scale  # (R, d_k) scaled queries: cheaper than scaling R*S scores
-    acc = np.zeros((rows, v.shape[1]), dtype)  # (R, d_v) running sum of weight * value
-    pv = np.empty_like(acc)  # (R, d_v)
-    run_sum = np.zeros(rows, dtype)  # (R,) running sum of the weights: the softmax denominator
+    # (R, d_v + 1): running sums of weight * value and, in the last column, of the weights
+    acc = np.zeros((rows, v.shape[1]), dtype)
+    pv = np.empty_like(acc)  # (R, d_v + 1)
     run_max = np.full(rows, -np.inf, dtype)  # (R,) largest score so far
     new_max = np.empty(rows, dtype)  # (R,)
     blocks = _key_blocks(r0, r1, k.shape[0], block_size, causal)
@@ -242,8 +244,7 @@ def _attend_rows(
             np.copyto(s, -inf, where=_after_diagonal(rows, c1 - c0, r0 - c0))
         if fixed:  # shift 0 for good: the weights are exp(score), nothing to rescale
             np.exp(s, out=s)  # (R, b)
-            run_sum += s.sum(axis=1)
-            matmul(s, v[c0:c1], pv)  # (R, d_v)
+            matmul(s, v[c0:c1], pv)  # (R, d_v + 1)
             acc += pv
             continue
         np.max(s, axis=1, out=new_max)  # (R,)
@@ -254,14 +255,24 @@ def _attend_rows(
         alpha = np.exp(run_max - shift)  # (R,) rescales the old sums; 0 if there were none
         np.subtract(s, shift[:, None], out=s)
         np.exp(s, out=s)  # (R, b) weights, not yet divided by their sum
-        run_sum *= alpha  # the old sums, rescaled to the new max
-        run_sum += s.sum(axis=1)
-        matmul(s, v[c0:c1], pv)  # (R, d_v)
-        acc *= alpha[:, None]
+        matmul(s, v[c0:c1], pv)  # (R, d_v + 1)
+        acc *= alpha[:, None]  # the old sums, rescaled to the new max
         acc += pv
         run_max, new_max = new_max, run_max
-    total = run_sum[:, None]  # (R, 1)
-    np.divide(acc, total, out=out[r0:r1], where=total > 0)  # fully masked rows stay 0
+    total = acc[:, -1:]  # (R, 1) the softmax denominators
+    np.divide(acc[:, :-1], total, out=out[r0:r1], where=total > 0)  # fully masked rows stay 0
+
+
+def _with_ones(v) -> np.ndarray:
+    """``v`` (..., S, d_v) with a column of ones appended: (..., S, d_v + 1).
+
+    ``weights @ _with_ones(v)`` gives the weighted sum of the values and, in
+    its last column, the sum of the weights, in one matrix product.
+    """
+    v1 = np.empty(v.shape[:-1] + (v.shape[-1] + 1,), v.dtype)
+    v1[..., :-1] = v
+    v1[..., -1] = 1
+    return v1
 
 
 def _key_blocks(r0: int, r1: int, S: int, block_size: int, causal: bool) -> list:
