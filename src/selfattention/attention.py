@@ -213,7 +213,7 @@ def scaled_dot_product_attention(
     out = np.empty(batch + (L, v.shape[-1]), q.dtype)  # (..., L, d_v)
     if weights.size == 0:  # no queries (L = 0): nothing to compute
         return (out, weights) if return_weights else out
-    overflow, fixed = score_checks(q, k, v, scale, bias is not None)
+    overflow, fixed = _score_checks(q, k, v, scale, bias is not None)
     threads = _threads.default_threads()
     if weights.size < _threads.MIN_PARALLEL_SCORES or batch != w_batch:
         # Small (or v adds batch dimensions): the whole batch at once, in this thread.
@@ -284,8 +284,8 @@ def _matmul_nd(matmul, a, b, out) -> None:
         np.matmul(a, b, out=out)
 
 
-def score_checks(q, k, v, scale, has_bias: bool):
-    """``(overflow, fixed)``: :func:`overflow_message` and :func:`fixed_shift_rows`.
+def _score_checks(q, k, v, scale, has_bias: bool):
+    """``(overflow, fixed)``: :func:`_overflow_message` and :func:`fixed_shift_rows`.
 
     ``fixed`` is None with a float mask (it may move scores anywhere). If
     every row is fixed, no score can overflow and the overflow check is
@@ -294,10 +294,10 @@ def score_checks(q, k, v, scale, has_bias: bool):
     fixed = None if has_bias else fixed_shift_rows(q, k, v, scale)  # (..., L) or None
     if fixed is not None and fixed.all():
         return None, fixed
-    return overflow_message(q, k, scale), fixed
+    return _overflow_message(q, k, scale), fixed
 
 
-def overflow_message(q, k, scale) -> str | None:
+def _overflow_message(q, k, scale) -> str | None:
     """The error message if some score ``q . k * scale`` might overflow, else None.
 
     Uses ``|q . k| <= d_k * max|q| * max|k|``, so None means no score can overflow.
@@ -313,14 +313,37 @@ def overflow_message(q, k, scale) -> str | None:
 
 
 def fixed_shift_rows(q, k, v, scale) -> np.ndarray | None:
-    """Which query rows may skip the shift by their maximum; None if none may.
+    """Which query rows may skip subtracting their maximum before ``exp``.
 
-    ``q`` (..., L, d_k), ``k`` (..., S, d_k), ``v`` (..., S, d_v) with one
-    batch shape. By Cauchy-Schwarz, every score of row ``i`` lies within
-    ``|q_i| * max_j |k_j| * |scale|``. Where that is at most
-    ``FIXED_SHIFT_LIMIT``, ``exp(score)`` is a normal number and a sum of
-    ``S`` of them times a value cannot overflow, so the row maximum is not
-    needed. Returns a boolean array of shape (..., L).
+    By Cauchy-Schwarz every score of row ``i`` lies within
+    ``|q_i| * max_j |k_j| * |scale|``. Where that bound is at most
+    ``FIXED_SHIFT_LIMIT``, ``exp(score)`` is a normal float and a sum of
+    ``S`` of them times a value cannot overflow, so softmax may use the
+    shift 0 (any common shift gives the same softmax).
+
+    Parameters
+    ----------
+    q : numpy.ndarray, shape (..., L, d_k)
+        Queries (float32 or float64).
+    k : numpy.ndarray, shape (..., S, d_k)
+        Keys, same dtype.
+    v : numpy.ndarray, shape (..., S, d_v)
+        Values, same dtype.
+    scale : float
+        The factor applied to the scores.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (..., L), or None
+        True where a row may skip the shift; None if the values are so
+        large that the weighted sums themselves could overflow.
+
+    Examples
+    --------
+    >>> q = np.array([[1.0, 0.0], [100.0, 0.0]])
+    >>> k = np.array([[2.0, 0.0], [0.0, 2.0]])
+    >>> fixed_shift_rows(q, k, k, 0.5).tolist()  # bounds 1 and 100
+    [True, False]
     """
     S = k.shape[-2]
     if S * _abs_max(v) * np.exp(FIXED_SHIFT_LIMIT) > float(np.finfo(q.dtype).max) / 4:

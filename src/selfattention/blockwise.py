@@ -36,7 +36,7 @@ import numpy as np
 
 from . import _threads
 from ._validate import broadcast_shape, check_flag, check_mask, check_positive_int, check_scale
-from .attention import _check_qkv, score_checks
+from .attention import _check_qkv, _score_checks
 
 #: Keys per block (the step of the online softmax).
 DEFAULT_BLOCK_SIZE = 1024
@@ -170,7 +170,7 @@ def blockwise_attention(
         allowed = np.broadcast_to(allowed, batch + (L, S))
     if bias is not None:
         bias = np.broadcast_to(bias, batch + (L, S))
-    overflow, fixed = score_checks(q, k, v, scale, bias is not None)  # see the module docstring
+    overflow, fixed = _score_checks(q, k, v, scale, bias is not None)  # see the module docstring
 
     tasks = []
     for idx in np.ndindex(*batch):
