@@ -105,7 +105,7 @@ def _pool(num_threads: int) -> ThreadPoolExecutor:
         pool = _POOLS.get(num_threads)
         if pool is None:
             pool = ThreadPoolExecutor(
-                num_threads, thread_name_prefix="blockwise", initializer=_mark_worker
+                num_threads, thread_name_prefix="attention", initializer=_mark_worker
             )
             _POOLS[num_threads] = pool
         return pool

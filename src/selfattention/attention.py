@@ -112,10 +112,7 @@ def attention_scores(q, k, *, scale=None) -> np.ndarray:
         scores = q @ np.swapaxes(k, -1, -2)  # (..., L, S)
         scores *= q.dtype.type(scale)  # in place: the table is the big array
     if scores.size and not (np.isfinite(scores.max()) and np.isfinite(scores.min())):
-        raise ValueError(
-            f"the scores q @ k.T * scale overflow {q.dtype} (largest |q| = {np.abs(q).max():.3g}, "
-            f"|k| = {np.abs(k).max():.3g}, scale = {scale:.3g}): make q, k or scale smaller"
-        )
+        raise ValueError(_overflow_text(q, k, scale))
     return scores
 
 
@@ -248,9 +245,10 @@ def _attention_rows(q, k, v, allowed, bias, scale, s, out, fixed, overflow, norm
     ``q`` (..., R, d_k); ``k`` (..., S, d_k); ``v`` (..., S, d_v);
     ``allowed`` and ``bias`` (..., R, S) or None. ``s`` (..., R, S) receives
     the weights (divided by their row sums only if ``normalise``) and
-    ``out`` (..., R, d_v) the result, which does not depend on ``normalise``. ``fixed`` skips the shift by the row
-    maximum (the caller has checked it is safe); ``overflow`` is the message
-    to raise if a score is not finite (None: they cannot overflow).
+    ``out`` (..., R, d_v) the result, which does not depend on
+    ``normalise``. ``fixed`` skips the shift by the row maximum (the caller
+    has checked it is safe); ``overflow`` is the message to raise if a score
+    is not finite (None: they cannot overflow).
     """
     matmul = _threads.matmul_small if small_blas else _threads.matmul_whole
     with np.errstate(over="ignore"):  # an overflow is caught just below, as a ValueError
@@ -302,12 +300,13 @@ def _overflow_message(q, k, scale) -> str | None:
 
     Uses ``|q . k| <= d_k * max|q| * max|k|``, so None means no score can overflow.
     """
-    dtype = q.dtype
     largest = _abs_max(q) * _abs_max(k) * q.shape[-1] * abs(float(scale))
-    if largest <= float(np.finfo(dtype).max) / 4:
-        return None
+    return None if largest <= float(np.finfo(q.dtype).max) / 4 else _overflow_text(q, k, scale)
+
+
+def _overflow_text(q, k, scale) -> str:
     return (
-        f"the scores q @ k.T * scale overflow {dtype} (largest |q| = {_abs_max(q):.3g}, "
+        f"the scores q @ k.T * scale overflow {q.dtype} (largest |q| = {_abs_max(q):.3g}, "
         f"|k| = {_abs_max(k):.3g}, scale = {float(scale):.3g}): make q, k or scale smaller"
     )
 

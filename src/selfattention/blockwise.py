@@ -165,12 +165,12 @@ def blockwise_attention(
     scores_shape = batch + (L, S)
     q = np.broadcast_to(q, batch + q.shape[-2:])  # views, no copies
     k = np.broadcast_to(k, batch + k.shape[-2:])
+    overflow, fixed = _score_checks(q, k, v, scale, bias is not None)  # see the module docstring
     v = np.broadcast_to(_with_ones(v), batch + (S, v.shape[-1] + 1))  # (..., S, d_v + 1)
     if allowed is not None:
         allowed = np.broadcast_to(allowed, batch + (L, S))
     if bias is not None:
         bias = np.broadcast_to(bias, batch + (L, S))
-    overflow, fixed = _score_checks(q, k, v, scale, bias is not None)  # see the module docstring
 
     tasks = []
     for idx in np.ndindex(*batch):
