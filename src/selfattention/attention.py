@@ -250,16 +250,9 @@ def _attention_rows(q, k, v, allowed, bias, scale, s, out, fixed, overflow, norm
     has checked it is safe); ``overflow`` is the message to raise if a score
     is not finite (None: they cannot overflow).
     """
-    matmul = _threads.matmul_small if small_blas else _threads.matmul_whole
-    with np.errstate(over="ignore"):  # an overflow is caught just below, as a ValueError
-        _matmul_nd(matmul, q * scale, np.swapaxes(k, -1, -2), s)  # (..., R, S) scaled scores
-    if overflow is not None and not np.isfinite(s).all():
-        raise ValueError(overflow)
-    if bias is not None:
-        with np.errstate(over="ignore"):  # -1e300 in float32 is -inf: still "blocked"
-            np.add(s, bias, out=s, casting="same_kind")
-    if allowed is not None:
-        np.copyto(s, -np.inf, where=~allowed)
+    # matmul_small cuts 2-D products only; batched ones are small inputs in one thread anyway
+    matmul = _threads.matmul_small if small_blas and s.ndim == 2 else _threads.matmul_whole
+    _masked_scores(matmul, q * scale, np.swapaxes(k, -1, -2), s, overflow, bias, allowed)  # (..., R, S)
     if not fixed:
         peak = np.max(s, axis=-1, keepdims=True)  # (..., R, 1); NaN and +inf show up here
         if not (peak < np.inf).all():
@@ -268,18 +261,28 @@ def _attention_rows(q, k, v, allowed, bias, scale, s, out, fixed, overflow, norm
         s -= peak
     np.exp(s, out=s)  # exp(-inf) = 0: blocked keys get weight 0
     total = np.sum(s, axis=-1, keepdims=True)  # (..., R, 1)
-    _matmul_nd(matmul, s, v, out)  # (..., R, d_v)
+    matmul(s, v, out)  # (..., R, d_v)
     np.divide(out, total, out=out, where=total > 0)  # divide R*d_v outputs, not R*S weights
     if normalise:
         np.divide(s, total, out=s, where=total > 0)  # all-blocked rows stay 0
 
 
-def _matmul_nd(matmul, a, b, out) -> None:
-    """``out[...] = a @ b`` with ``matmul`` (which takes 2-D arrays) for any batch shape."""
-    if out.ndim == 2:
-        matmul(a, b, out)
-    else:
-        np.matmul(a, b, out=out)
+def _masked_scores(matmul, q, k_t, s, overflow, bias, allowed) -> None:
+    """Write the masked scores ``q @ k_t`` of one tile into ``s`` (plain and blockwise).
+
+    ``q`` is already scaled. ``overflow`` is the message to raise if a score
+    is not finite (None: they cannot overflow); ``bias`` is added and
+    ``allowed`` (boolean) blocks with ``-inf``; either may be None.
+    """
+    with np.errstate(over="ignore"):  # an overflow is caught just below, as a ValueError
+        matmul(q, k_t, s)
+    if overflow is not None and not np.isfinite(s).all():
+        raise ValueError(overflow)
+    if bias is not None:
+        with np.errstate(over="ignore"):  # -1e300 in float32 is -inf: still "blocked"
+            np.add(s, bias, out=s, casting="same_kind")
+    if allowed is not None:
+        np.copyto(s, -np.inf, where=~allowed)
 
 
 def _score_checks(q, k, v, scale, has_bias: bool):

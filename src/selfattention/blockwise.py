@@ -36,7 +36,7 @@ import numpy as np
 
 from . import _threads
 from ._validate import broadcast_shape, check_flag, check_mask, check_positive_int, check_scale
-from .attention import _check_qkv, _score_checks
+from .attention import _check_qkv, _masked_scores, _score_checks
 
 #: Keys per block (the step of the online softmax).
 DEFAULT_BLOCK_SIZE = 1024
@@ -231,15 +231,10 @@ def _attend_rows(
             if not keep.any():
                 continue  # the mask blocks this whole block
         s = buf[: rows * (c1 - c0)].reshape(rows, c1 - c0)  # (R, b), contiguous
-        with np.errstate(over="ignore"):  # an overflow is caught just below, as a ValueError
-            matmul(q_blk, k[c0:c1].T, s)  # (R, b) scaled scores
-        if overflow is not None and not np.isfinite(s).all():
-            raise ValueError(overflow)
-        if bias is not None:
-            with np.errstate(over="ignore"):  # -1e300 in float32 is -inf: still "blocked"
-                np.add(s, bias[r0:r1, c0:c1], out=s, dtype=dtype, casting="same_kind")
-        if allowed is not None:
-            np.copyto(s, -inf, where=~keep)
+        _masked_scores(  # (R, b) scaled, masked scores
+            matmul, q_blk, k[c0:c1].T, s, overflow,
+            None if bias is None else bias[r0:r1, c0:c1], None if allowed is None else keep,
+        )
         if causal and c1 - 1 > r0:  # a diagonal block: hide keys after each query
             np.copyto(s, -inf, where=_after_diagonal(rows, c1 - c0, r0 - c0))
         if fixed:  # shift 0 for good: the weights are exp(score), nothing to rescale
