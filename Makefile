@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 SPHINXOPTS ?= -n -W --keep-going -j 2
 PORT   ?= 8000
 
-.PHONY: venv html serve test bench repro-check clean reset
+.PHONY: venv html serve test test-fast bench repro-check clean reset
 
 # Create the virtual environment and install the pinned requirements once;
 # reinstall when a requirements or project file changes.
@@ -32,6 +32,10 @@ serve: html
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# Units and doctests only: no book build, no browser (well under a minute).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not book and not browser" -q
 
 # Benchmark (not a test): NumPy attention against PyTorch on this machine,
 # written to _build/bench.json. torch is for the benchmark only.

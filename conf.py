@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -15,7 +16,8 @@ ROOT = Path(__file__).resolve().parent
 project = "Self-Attention, Computed"
 author = "The Self-Attention, Computed authors"
 copyright = "2026, the Self-Attention, Computed authors (text CC BY 4.0, code MIT)"
-release = "0.1.0"
+# The one version of the book and the package lives in pyproject.toml.
+release = version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 
 extensions = [
     "myst_nb",
@@ -33,6 +35,17 @@ html_static_path = ["book/_static"]
 # --- MyST and notebook execution -------------------------------------------
 myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath", "deflist", "substitution"]
 myst_heading_anchors = 3
+
+# The front page's BibTeX entry, built here so that it always names this version.
+_BIBTEX = f"""```bibtex
+@book{{selfattention_computed_2026,
+  title  = {{Self-Attention, Computed}},
+  author = {{{{The Self-Attention, Computed authors}}}},
+  year   = {{2026}},
+  note   = {{An executable textbook, version {release}}}
+}}
+```"""
+myst_substitutions = {"version": release, "cite_bibtex": _BIBTEX}
 numfig = True
 numfig_format = {"figure": "Figure %s", "table": "Table %s", "code-block": "Listing %s"}
 

@@ -1,7 +1,7 @@
-"""Write tests/data/bert_reference.npz: all-MiniLM-L6-v2 as run by PyTorch.
+"""Write tests/selfattention/data/bert_reference.npz: all-MiniLM-L6-v2 as run by PyTorch.
 
 The NumPy encoder in ``selfattention.bert`` is checked against this file by
-``tests/test_bert.py``. The file is made once, by Hugging Face
+``tests/selfattention/test_bert.py``. The file is made once, by Hugging Face
 ``transformers`` on PyTorch, in a virtual environment of its own (PyTorch
 never goes into the book's ``.venv``)::
 
@@ -53,7 +53,7 @@ SENTENCES = (
 )
 
 MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "bert_reference.npz"
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "tests" / "selfattention" / "data" / "bert_reference.npz"
 
 
 def model_dir() -> Path:

@@ -4,7 +4,7 @@
 way each: a wrong number of dimensions, sizes that do not match, a mask that
 does not broadcast, a wrong dtype, NaN or inf, a bad scale, and so on. The
 book's testing page runs them all when it is built and shows the errors in a
-table (:func:`bad_input_table`); ``tests/test_badinputs.py`` checks that each
+table (:func:`bad_input_table`); ``tests/booktools/test_badinputs.py`` checks that each
 one raises ``TypeError`` or ``ValueError`` with a message that names the
 argument at fault.
 """

@@ -4,6 +4,8 @@ Only NumPy and the standard library are imported here. Plotting and book
 tooling live in the separate ``booktools`` package.
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
 from . import bert, blockwise, cost, minilm, online_softmax, sparse
 from .attention import attention_scores, causal_mask, scaled_dot_product_attention
 from .blockwise import blockwise_attention
@@ -15,7 +17,10 @@ from .online_softmax import online_softmax_trace
 from .softmax import softmax
 from .sparse import sliding_window_mask, strided_mask
 
-__version__ = "0.1.0"
+try:  # the one version lives in pyproject.toml
+    __version__ = version("selfattention")
+except PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "BertConfig",

@@ -1,6 +1,6 @@
 """The NumPy BERT encoder: its building blocks, and the real model against PyTorch.
 
-``tests/data/bert_reference.npz`` was written by ``scripts/make_bert_reference.py``
+``tests/selfattention/data/bert_reference.npz`` was written by ``scripts/make_bert_reference.py``
 (Hugging Face ``transformers`` on PyTorch, eager attention).
 """
 
