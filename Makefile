@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 SPHINXOPTS ?= -n -W --keep-going -j 2
 PORT   ?= 8000
 
-.PHONY: venv html serve test test-fast bench repro-check clean reset
+.PHONY: venv html serve lint test test-fast bench repro-check clean reset
 
 # Create the virtual environment and install the pinned requirements once;
 # reinstall when a requirements or project file changes.
@@ -30,11 +30,15 @@ serve: html
 	@echo "Serving the book on http://127.0.0.1:$(PORT) (Ctrl+C stops)"
 	$(BIN)/python -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
 
-test: $(STAMP)
+# Lint (ruff, configured in pyproject.toml): zero findings, or the tests do not run.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+test: lint
 	$(BIN)/python -m pytest
 
 # Units and doctests only: no book build, no browser (well under a minute).
-test-fast: $(STAMP)
+test-fast: lint
 	$(BIN)/python -m pytest -m "not book and not browser" -q
 
 # Benchmark (not a test): NumPy attention against PyTorch on this machine,

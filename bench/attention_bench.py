@@ -291,7 +291,7 @@ def main(argv=None) -> int:
     ceiling = matmul_ceiling()
     print(f"NumPy float32 matmul ceiling (2048^3): {ceiling:.1f} GFLOP/s")
     steps = step_costs()
-    print(f"One blockwise step on one core (256 queries x 1024 keys), ns per score: "
+    print("One blockwise step on one core (256 queries x 1024 keys), ns per score: "
           + ", ".join(f"{name} {ns:.2f}" for name, ns in steps.items()) + "\n")
 
     results = []

@@ -379,7 +379,8 @@ def bad_input_table(cases: Sequence[BadInput] = CASES, *,
     <BLANKLINE>
     | Bad input | Error | Names it |
     |---|---|---|
-    | `scaled_dot_product_attention`: `q` has one dimension, shape (3,) | **ValueError**: `q must have shape (..., L, d_k) (at least 2 dimensions), got shape (3,)` | yes |
+    | `scaled_dot_product_attention`: `q` has one dimension, shape (3,) |
+      **ValueError**: `q must have shape (..., L, d_k) (at least 2 dimensions), got shape (3,)` | yes |
     :::
     >>> bad_input_table([BadInput("causal_mask", "a good input", "L", (2,))])
     Traceback (most recent call last):

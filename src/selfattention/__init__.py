@@ -8,8 +8,8 @@ from importlib.metadata import PackageNotFoundError, version
 
 from . import bert, blockwise, cost, minilm, online_softmax, sparse
 from .attention import attention_scores, causal_mask, scaled_dot_product_attention
-from .blockwise import blockwise_attention
 from .bert import BertConfig, BertOutput, bert_forward, erf, gelu, layer_norm
+from .blockwise import blockwise_attention
 from .examples import WORDS, three_words
 from .exercises import Feedback, check_scores
 from .head import attention_head, project_qkv

@@ -186,7 +186,7 @@ def one_blas_thread():
                 set_threads(_BLAS_SAVED)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def openblas_controls():
     """``(get_num_threads, set_num_threads)`` of the OpenBLAS bundled with NumPy, or None.
 

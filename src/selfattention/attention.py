@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _threads
 from ._validate import (
     as_float_array,
     broadcast_shape,
@@ -23,7 +24,6 @@ from ._validate import (
     check_positive_int,
     check_scale,
 )
-from . import _threads
 
 #: Query rows per block of the score table (one task for one thread).
 QUERY_ROWS = 128

@@ -14,7 +14,8 @@ import math
 import numbers
 import time
 import tracemalloc
-from typing import Callable, NamedTuple, Sequence
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 

@@ -69,7 +69,8 @@ def check_scores(scores, x=None) -> Feedback:
     >>> print(check_scores(X @ X.T))
     ✗ The values are too large by a factor of 1.41: did you forget to divide by sqrt(d_k) = sqrt(2)?
     >>> print(check_scores(X.T @ X / np.sqrt(2)))
-    ✗ scores has shape (2, 2) but should be (3, 3): one row and one column per word. Did you write X.T @ X instead of X @ X.T?
+    ✗ scores has shape (2, 2) but should be (3, 3): one row and one column per word.
+    Did you write X.T @ X instead of X @ X.T?
     """
     x = three_words() if x is None else as_float_array(x, "x")
     if x.ndim != 2:

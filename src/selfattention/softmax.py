@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 
-
 def softmax(x, axis: int = -1) -> np.ndarray:
     """Turn scores into weights: exponentiate, then divide by the total.
 

@@ -30,7 +30,7 @@ from selfattention import softmax
 TOKENS = ["[CLS]", "the", "cat", "sat", "[SEP]"]
 
 
-def random_scores(seed=0, layers=3, heads=4, L=len(TOKENS), scale=4.0):
+def random_scores(seed=0, layers=3, heads=4, L=len(TOKENS), scale=4.0):  # noqa: B008
     return np.random.default_rng(seed).normal(0.0, scale, size=(layers, heads, L, L)).astype(np.float32)
 
 

@@ -37,7 +37,8 @@ def fixture(built_book) -> dict:
 @pytest.fixture(scope="module")
 def page(browser, site_url):
     """One page load for the whole module; each test resets the lab."""
-    yield from open_lab_page(browser, site_url, PAGE, f"{LAB}.sa-lab-ready table.sa-ex-grid td", viewport={"width": 1280, "height": 900})
+    ready = f"{LAB}.sa-lab-ready table.sa-ex-grid td"
+    yield from open_lab_page(browser, site_url, PAGE, ready, viewport={"width": 1280, "height": 900})
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ mouse, and doubled or halved with the buttons.
 
 from __future__ import annotations
 
-
 import pytest
 
 from tests.browser.conftest import open_lab_page, read_fixture

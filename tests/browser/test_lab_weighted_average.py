@@ -32,7 +32,8 @@ def fixture(built_book) -> dict:
 @pytest.fixture(scope="module")
 def page(browser, site_url):
     """One page load for the whole module (a load takes seconds); each test resets the lab."""
-    yield from open_lab_page(browser, site_url, "weighted-average.html", f"{LAB}.sa-lab-ready table[data-table=weights] td")
+    ready = f"{LAB}.sa-lab-ready table[data-table=weights] td"
+    yield from open_lab_page(browser, site_url, "weighted-average.html", ready)
 
 
 @pytest.fixture
@@ -157,7 +158,7 @@ def test_mix_chooser_redraws_the_chosen_output(page, lab, fixture):
     star = lab.locator("polygon.sa-wa-star")
     shares = lab.locator(".sa-wa-shares")
     drawn = []
-    for m, word in enumerate(words):
+    for m in range(len(words)):
         lab.locator("select").select_option(str(m))
         text = shares.text_content()
         for j, other in enumerate(words):

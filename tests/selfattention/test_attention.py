@@ -117,7 +117,8 @@ def test_large_scores_stay_finite():
         ((np.ones(3), X, X), {}, ValueError, r"q must have shape \(\.\.\., L, d_k\).*got shape \(3,\)"),
         ((X, np.ones((3, 3)), X), {}, ValueError, r"k has d_k=3 but q has d_k=2 \(q: \(3, 2\), k: \(3, 3\)\)"),
         ((X, X, np.ones((4, 2))), {}, ValueError, r"v has S=4 rows but k has S=3"),
-        ((X, X, X), {"mask": np.ones((2, 2), bool)}, ValueError, r"mask of shape \(2, 2\) does not broadcast to \(\.\.\., L, S\) = \(3, 3\)"),
+        ((X, X, X), {"mask": np.ones((2, 2), bool)}, ValueError,
+         r"mask of shape \(2, 2\) does not broadcast to \(\.\.\., L, S\) = \(3, 3\)"),
         ((X, X, X), {"mask": np.array(["a", "b", "c"])}, TypeError, "mask must be boolean"),
         ((X, X, X), {"mask": np.tri(3, dtype=int)}, TypeError, r"for a 0/1 mask use mask.astype\(bool\)"),
         ((X, X, X), {"causal": "no"}, TypeError, "causal must be True or False"),
@@ -138,7 +139,9 @@ def test_bad_input_gets_a_clear_error(args, kwargs, error, message):
         scaled_dot_product_attention(*args, **kwargs)
 
 
-@pytest.mark.parametrize("L, S, error", [(0, None, ValueError), (2.5, None, TypeError), (3, -1, ValueError), (True, None, TypeError)])
+@pytest.mark.parametrize(
+    "L, S, error", [(0, None, ValueError), (2.5, None, TypeError), (3, -1, ValueError), (True, None, TypeError)]
+)
 def test_causal_mask_rejects_bad_sizes(L, S, error):
     with pytest.raises(error, match="positive integer"):
         causal_mask(L, S)
