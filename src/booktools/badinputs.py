@@ -21,6 +21,8 @@ import numpy as np
 import selfattention as sa
 from selfattention.bert import random_bert_weights
 
+from .tables import Table, cell, code
+
 #: The errors a bad input may get: anything else is a bug.
 EXPECTED_ERRORS = ("TypeError", "ValueError")
 
@@ -275,78 +277,10 @@ def names_argument(message: str, argument: str) -> bool:
 # ---------------------------------------------------------------------------
 
 
-class MarkdownTable:
-    """A numbered, captioned MyST table that a page displays as it is.
-
-    ``nb_render_markdown_format = "myst"`` makes myst-nb parse the
-    ``text/markdown`` output, so the table gets a number and a ``{numref}``
-    target.
-
-    Examples
-    --------
-    >>> t = MarkdownTable(["a", "b"], [["1", "x \\\\| y"]], "Demo", "tbl-demo")
-    >>> print(t.markdown())
-    :::{table} Demo
-    :name: tbl-demo
-    <BLANKLINE>
-    | a | b |
-    |---|---|
-    | 1 | x \\| y |
-    :::
-    """
-
-    def __init__(self, header: Sequence[str], rows: Sequence[Sequence[str]], caption: str,
-                 name: str):
-        widths = {len(header), *(len(r) for r in rows)}
-        if len(widths) != 1:
-            raise ValueError(f"every row must have {len(header)} cells like the header")
-        self.header, self.rows, self.caption, self.name = list(header), rows, caption, name
-
-    def markdown(self) -> str:
-        """The table as a MyST ``table`` directive (cells are used as given)."""
-        lines = [f":::{{table}} {self.caption}", f":name: {self.name}", ""]
-        lines.append("| " + " | ".join(self.header) + " |")
-        lines.append("|" + "---|" * len(self.header))
-        lines += ["| " + " | ".join(row) + " |" for row in self.rows]
-        lines.append(":::")
-        return "\n".join(lines)
-
-    def _repr_markdown_(self) -> str:
-        return self.markdown()
-
-
-def cell(text: str) -> str:
-    """Make ``text`` safe inside a Markdown table cell: one line, ``|`` escaped.
-
-    Examples
-    --------
-    >>> print(cell("a | b\\nc"))
-    a \\| b c
-    """
-    return " ".join(str(text).split("\n")).replace("|", r"\|")
-
-
-def code(text: str) -> str:
-    """``text`` as inline code for a table cell, whatever backticks it holds.
-
-    Examples
-    --------
-    >>> print(code("x must be numeric"))
-    `x must be numeric`
-    >>> print(code("a `b` | c"))
-    `` a `b` \\| c ``
-    """
-    text = " ".join(str(text).split("\n"))
-    runs = [len(r) for r in re.findall(r"`+", text)]
-    fence = "`" * (max(runs, default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or runs else ""
-    return cell(f"{fence}{pad}{text}{pad}{fence}")
-
-
 def bad_input_table(cases: Sequence[BadInput] = CASES, *,
                     caption: str = "Every bad input tried against the package, and the "
                                    "error it gets. Run when the book is built.",
-                    name: str = "tbl-bad-inputs") -> MarkdownTable:
+                    name: str = "tbl-bad-inputs") -> Table:
     """Run ``cases`` and tabulate each input with the error and message it got.
 
     Parameters
@@ -360,7 +294,7 @@ def bad_input_table(cases: Sequence[BadInput] = CASES, *,
 
     Returns
     -------
-    MarkdownTable
+    Table
         One row per case. The last column says whether the message names
         the argument at fault.
 
@@ -395,18 +329,15 @@ def bad_input_table(cases: Sequence[BadInput] = CASES, *,
     rows = [[f"{code(c.function)}: {cell(o.description)}", f"**{o.error}**: {code(o.message)}",
              "yes" if names_argument(o.message, c.argument) else "**no**"]
             for c, o in zip(cases, outcomes)]
-    return MarkdownTable(["Bad input", "Error", "Names it"], rows, caption, name)
+    return Table(["Bad input", "Error", "Names it"], rows, caption, name)
 
 
 __all__ = [
     "CASES",
     "EXPECTED_ERRORS",
     "BadInput",
-    "MarkdownTable",
     "Outcome",
     "bad_input_table",
-    "cell",
-    "code",
     "names_argument",
     "run_case",
     "run_cases",

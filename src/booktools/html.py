@@ -1,4 +1,7 @@
-"""Small HTML outputs for pages: blocks of markup with JSON data, no scripts."""
+"""Small HTML outputs for pages: blocks of markup with JSON data, no scripts.
+
+The labs' element is :func:`booktools.labs.element.lab_element`.
+"""
 
 from __future__ import annotations
 
@@ -50,32 +53,3 @@ class HTMLBlock:
 
     def __repr__(self) -> str:  # what a plain-text reader sees
         return "<interactive element: open the book's HTML page to use it>"
-
-
-def lab_block(name: str, lab_id: str, config, fallback: str) -> HTMLBlock:
-    """The element a lab mounts on: ``<div class="sa-lab" data-lab=NAME>``.
-
-    ``_static/sa/sa.js`` imports ``labs/NAME.js`` and calls its ``mount``
-    with ``config``; ``fallback`` is markup that no-JavaScript readers see.
-
-    Examples
-    --------
-    >>> lab_block("grid", "g1", {"n": 4}, "<p>needs JavaScript</p>").markup[:44]
-    '<div class="sa-lab" data-lab="grid" id="g1">'
-    """
-    return HTMLBlock(
-        f'<div class="sa-lab" data-lab="{esc(name)}" id="{esc(lab_id)}">'
-        f"{json_data(config, 'sa-lab-config')}{fallback}</div>"
-    )
-
-
-def fixture_block(lab_id: str, data) -> HTMLBlock:
-    """The package's values for a lab's test states, for the browser tests.
-
-    Examples
-    --------
-    >>> fixture_block("g1", {"n": 4}).markup
-    '<script type="application/json" class="sa-fixture" data-for="g1">{"n": 4}</script>'
-    """
-    block = json_data(data, "sa-fixture")
-    return HTMLBlock(block.replace('class="sa-fixture"', f'class="sa-fixture" data-for="{esc(lab_id)}"', 1))

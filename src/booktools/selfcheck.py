@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 
 from .html import HTMLBlock, esc, json_data
-from .numbers import fmt
+from .formatting import fmt
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _KIND_LABEL = {

@@ -1,4 +1,14 @@
-"""The book's single matplotlib style."""
+"""The book's single figure style, and how a page shows a figure.
+
+Every figure's text must stay at least 11 px high as a reader sees it, on a
+1366 px desktop and on a 390 px phone, where the text column is 342 px
+wide. A PNG is shrunk to fit that column, so text of ``pt`` points in a
+figure ``w`` inches wide shows at ``pt * 342 / (72 * w)`` px on a phone.
+Hence the two numbers every figure keeps to: no text smaller than
+:data:`SMALLEST_TEXT_PT` and no figure wider than :data:`MAX_WIDTH_IN`
+(the PNG adds 0.1 inch on each side: ``12 * 342 / (72 * 5.1) = 11.2`` px).
+Figures with many panels stack them.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +23,15 @@ WORD_COLOURS = OKABE_ITO[:3]
 #: Sequential colormap for weights: perceptually uniform and colour-blind safe.
 CMAP = "viridis"
 
+#: The smallest text any figure may use, in points (tick labels, legends, notes).
+SMALLEST_TEXT_PT = 12.0
+
+#: The widest a figure may be, in inches (its PNG adds a margin of 0.1 inch on each side).
+MAX_WIDTH_IN = 4.9
+
+#: Width of the book's text column on a 390 px phone, in CSS pixels (measured).
+PHONE_COLUMN_PX = 342
+
 STYLE = {
     # Opaque white: figures stay readable on the dark theme.
     "figure.facecolor": "white",
@@ -21,10 +40,17 @@ STYLE = {
     "savefig.transparent": False,
     "figure.dpi": 110,
     "savefig.dpi": 110,
-    "figure.figsize": (5.6, 3.6),
-    "font.size": 11,
-    "axes.titlesize": 12,
-    "axes.labelsize": 11,
+    "figure.figsize": (5.0, 3.6),
+    # Text: nothing below SMALLEST_TEXT_PT.
+    "font.size": 13,
+    "axes.titlesize": 13,
+    "axes.labelsize": 13,
+    "xtick.labelsize": SMALLEST_TEXT_PT,
+    "ytick.labelsize": SMALLEST_TEXT_PT,
+    "legend.fontsize": SMALLEST_TEXT_PT,
+    "legend.title_fontsize": SMALLEST_TEXT_PT,
+    "figure.titlesize": 13,
+    "figure.labelsize": 13,
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.prop_cycle": mpl.cycler(color=list(OKABE_ITO)),
@@ -40,13 +66,33 @@ STYLE = {
 
 
 def use_book_style() -> None:
-    """Apply the book's figure style to matplotlib's global settings.
+    """Apply the book's figure style, and show figures as the book's PNGs.
+
+    Sets matplotlib's global settings to :data:`STYLE`. Inside IPython (a
+    page being built, or a notebook) it also makes a Figure display as
+    :func:`booktools.figures.base.png`: cropped, at the style's resolution,
+    with its smallest text recorded for the browser test.
 
     Examples
     --------
     >>> import matplotlib as mpl
     >>> use_book_style()
-    >>> mpl.rcParams["figure.facecolor"]
-    'white'
+    >>> mpl.rcParams["figure.facecolor"], mpl.rcParams["legend.fontsize"]
+    ('white', 12.0)
     """
     mpl.rcParams.update(STYLE)
+    try:
+        from IPython import get_ipython
+    except ImportError:  # plain Python: nothing displays figures
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    from matplotlib.figure import Figure
+
+    from .figures.base import png
+
+    # Load the backend now: matplotlib-inline registers its own PNG printer
+    # when it loads, and it must not replace ours afterwards.
+    mpl.get_backend()
+    shell.display_formatter.formatters["image/png"].for_type(Figure, png)

@@ -15,11 +15,10 @@ from booktools.badinputs import (
     EXPECTED_ERRORS,
     BadInput,
     bad_input_table,
-    cell,
-    code,
     names_argument,
     run_case,
 )
+from booktools.tables import code
 
 #: Messages known not to name the argument, by case description. Each is a
 #: strict xfail: once the package names the argument, the test fails until
@@ -111,12 +110,6 @@ def test_the_table_is_a_numbered_myst_table_with_one_row_per_case():
     assert len(rows) == 1 + len(CASES)  # the header, then one row per case
     for row in rows:  # an unescaped | would add a column
         assert len(re.findall(r"(?<!\\)\|", row)) == 4, row
-
-
-def test_pipes_and_backticks_are_escaped_in_cells():
-    assert cell("a | b\nc") == r"a \| b c"
-    assert code("x | y") == r"`x \| y`"
-    assert code("use `q`") == "`` use `q` ``"
 
 
 def test_every_message_shows_in_the_table():

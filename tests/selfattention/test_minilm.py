@@ -1,4 +1,4 @@
-"""Loading all-MiniLM-L6-v2: checks, tokenizer, encode, and the explorer CLI."""
+"""Loading all-MiniLM-L6-v2: checks, tokenizer and encode."""
 
 import shutil
 import subprocess
@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from booktools import explore
 from selfattention import minilm
 from selfattention.bert import preference_flips
 
@@ -265,101 +264,3 @@ def test_trophy_suitcase_does_not_flip():
     small = minilm.sentence_attention_from_to(TROPHY_SMALL, "it", ["trophy", "suitcase"])
     assert not preference_flips(big, small, min_weight=0.05).any()
     assert not preference_flips(big[..., ::-1], small[..., ::-1], min_weight=0.05).any()
-
-
-# ---------------------------------------------------------------------------
-# python -m booktools.explore
-# ---------------------------------------------------------------------------
-
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-def test_explore_prints_top_tokens_and_writes_png(tmp_path, capsys):
-    out = tmp_path / "sub" / "heat.png"
-    assert explore.main([ANIMAL_WIDE, "--layer", "4", "--head", "0", "--out", str(out)]) == 0
-    text = capsys.readouterr().out
-    assert text.startswith("layer 4, head 0: 16 tokens")
-    it_line = next(line for line in text.splitlines() if line.split()[1:2] == ["it"])
-    assert "street" in it_line.split("->")[1]
-    assert out.read_bytes()[:8] == PNG_MAGIC
-
-
-def test_explore_mean_head_temperature_and_skip_special(tmp_path, capsys):
-    out = tmp_path / "mean.png"
-    args = [
-        ANIMAL_TIRED,
-        "--layer",
-        "2",
-        "--head",
-        "mean",
-        "--top",
-        "2",
-        "--skip-special",
-        "--temperature",
-        "2",
-        "--out",
-        str(out),
-    ]
-    assert explore.main(args) == 0
-    text = capsys.readouterr().out
-    assert text.startswith("layer 2, mean of 12 heads, temperature 2: 16 tokens")
-    rows = text.splitlines()[1:17]
-    assert all(row.split("->")[1].count(",") == 1 for row in rows)
-    assert "[CLS]" not in "".join(row.split("->")[1] for row in rows)
-    assert out.read_bytes()[:8] == PNG_MAGIC
-
-
-@pytest.mark.parametrize(
-    "extra, message",
-    [
-        (["--layer", "6"], "--layer must be in 0..5"),
-        (["--head", "12"], "--head must be in 0..11"),
-        (["--head", "max"], "head must be a number or 'mean'"),
-        (["--temperature", "0"], "--temperature must be a positive number"),
-    ],
-)
-def test_explore_rejects_bad_arguments(extra, message, tmp_path, capsys):
-    with pytest.raises(SystemExit) as exc:
-        explore.main(["A sentence.", "--out", str(tmp_path / "x.png"), *extra])
-    assert exc.value.code == 2
-    assert message in capsys.readouterr().err
-    assert not (tmp_path / "x.png").exists()
-
-
-def test_explore_runs_as_a_module(tmp_path):
-    out = tmp_path / "attention.png"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "booktools.explore",
-            "The bank of the river.",
-            "--layer",
-            "1",
-            "--head",
-            "3",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    assert "layer 1, head 3: 8 tokens" in result.stdout
-    assert out.read_bytes()[:8] == PNG_MAGIC
-
-
-def test_explore_helpers():
-    a = np.zeros((1, 2, 3, 3))
-    a[0, 0] = np.eye(3)
-    a[0, 1] = 1 / 3
-    np.testing.assert_allclose(explore.head_weights(a, 0, "mean").sum(-1), 1)
-    with pytest.raises(ValueError, match="layer must be in 0..0"):
-        explore.head_weights(a, 1, 0)
-    with pytest.raises(ValueError, match="head must be in 0..1"):
-        explore.head_weights(a, 0, 2)
-    with pytest.raises(ValueError, match="needs attentions"):
-        explore.head_weights(None, 0, 0)
-    with pytest.raises(ValueError, match=r"weights must have shape \(L, L\)"):
-        explore.top_attended(np.eye(3), ["a", "b"])

@@ -1,10 +1,12 @@
-"""Interactive labs: the markup a page emits, and the fixtures its tests read.
+"""The "weighted average" lab of the chapter "A weighted average".
 
-A lab is an element ``<div class="sa-lab" data-lab="NAME">`` holding a JSON
-configuration that the package computed. The book's ``sa.js`` loads
-``_static/sa/labs/NAME.js`` and mounts the lab on it. Each lab also has a
-*fixture*: the package's own numbers for a few test states, formatted exactly
-as the lab must show them, which the browser tests compare against.
+The reader drags three words in the plane (or moves them with the arrow
+keys) and watches X, the scores, the weights and the output update. The page
+emits the lab's element (:func:`weighted_average_lab`) with its configuration
+(:func:`weighted_average_config`); ``_static/sa/labs/weighted-average.js``
+draws it. The browser tests compute the lab's test states from that same
+configuration (:func:`weighted_average_fixture`): the package's tables,
+formatted exactly as the lab must show them.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ import numpy as np
 
 import selfattention as sa
 
-from .html import HTMLBlock, fixture_block, lab_block
-from .numbers import DECIMALS, fmt
-from .style import OKABE_ITO
+from ..formatting import DECIMALS, fmt
+from ..html import HTMLBlock
+from ..style import OKABE_ITO
+from .element import lab_element
 
 #: Grid of the lab's plane: dragging snaps to it, an arrow key moves one step.
 STEP = 0.1
@@ -42,7 +45,7 @@ def weighted_average_lab(x, words: Sequence[str], *, lab_id: str = "wa-lab") -> 
     words : sequence of str
         One name per row of ``x``.
     lab_id : str, default "wa-lab", keyword-only
-        The ``id`` of the lab's element; the fixture names it.
+        The ``id`` of the lab's element.
 
     Returns
     -------
@@ -71,7 +74,7 @@ def weighted_average_lab(x, words: Sequence[str], *, lab_id: str = "wa-lab") -> 
         '<p class="sa-lab-fallback">This lab needs JavaScript. Without it, the '
         "tables above show the same steps for the starting points.</p>"
     )
-    return lab_block("weighted-average", lab_id, config, fallback)
+    return lab_element("weighted-average", lab_id, config, fallback)
 
 
 def weighted_average_config(x, words: Sequence[str]) -> dict:
@@ -88,7 +91,7 @@ def weighted_average_config(x, words: Sequence[str]) -> dict:
     -------
     dict
         ``words``, ``x``, ``d_k``, ``decimals`` (the book's
-        :data:`~booktools.numbers.DECIMALS`), ``step``, ``big_step``,
+        :data:`~booktools.formatting.DECIMALS`), ``step``, ``big_step``,
         ``limits``, ``colours``, ``shapes`` and ``presets`` (each with an
         ``id``, a ``label``, the points ``x`` and the ``word`` to announce).
 
@@ -137,8 +140,8 @@ def weighted_average_tables(x, words: Sequence[str], *, scaled: bool = True) -> 
     -------
     dict
         ``"x"``, ``"scores"``, ``"weights"`` and ``"output"``: lists of rows
-        of strings, formatted with :func:`~booktools.numbers.fmt` and
-        :data:`~booktools.numbers.DECIMALS`, exactly as the book's tables.
+        of strings, formatted with :func:`~booktools.formatting.fmt` and
+        :data:`~booktools.formatting.DECIMALS`, exactly as the book's tables.
 
     Raises
     ------
@@ -162,61 +165,50 @@ def weighted_average_tables(x, words: Sequence[str], *, scaled: bool = True) -> 
             for name, table in values.items()}
 
 
-def weighted_average_fixture(x, words: Sequence[str], *, lab_id: str = "wa-lab") -> HTMLBlock:
-    """The package's tables for the lab's test states, as a JSON data block.
+def weighted_average_fixture(config: dict) -> dict:
+    """What the browser tests compare the lab with, for the lab configured by ``config``.
+
+    The tests read ``config`` from the built page and call this function:
+    the expected numbers never ship in the public page.
+
+    Parameters
+    ----------
+    config : dict
+        From :func:`weighted_average_config` (or the page's JSON of it).
+
+    Returns
+    -------
+    dict
+        ``words`` and ``states`` (:func:`weighted_average_states`).
+
+    Raises
+    ------
+    ValueError
+        As :func:`weighted_average_states`.
+
+    Examples
+    --------
+    >>> f = weighted_average_fixture(weighted_average_config(sa.three_words(), sa.WORDS))
+    >>> f["words"], len(f["states"])
+    (['cat', 'dog', 'car'], 10)
+    """
+    return {"words": list(config["words"]), "states": weighted_average_states(config)}
+
+
+def weighted_average_states(config: dict) -> list[dict]:
+    """The lab's test states, each with its action, points and tables.
 
     The states are: the start; each preset; the square root switched off;
     three drags to points of the grid; three runs of arrow keys on a focused
     point (one with Shift, one stopped by the edge of the plane). Each state
     names the action a test performs from the start (``initial``,
     ``preset``, ``scale``, ``drag`` or ``keys``), the points it leads to and
-    the four tables the lab must then show.
+    the four tables the lab must then show (:func:`weighted_average_tables`).
 
     Parameters
     ----------
-    x : array_like, shape (n, 2)
-        The lab's starting points (3 words).
-    words : sequence of str
-        One name per row of ``x``.
-    lab_id : str, default "wa-lab", keyword-only
-        The ``id`` of the lab this fixture is for.
-
-    Returns
-    -------
-    HTMLBlock
-        ``<script type="application/json" class="sa-fixture" data-for=...>``.
-
-    Raises
-    ------
-    ValueError
-        As :func:`weighted_average_lab`, or if there are not 3 words.
-
-    Examples
-    --------
-    >>> states = weighted_average_states(sa.three_words(), sa.WORDS)
-    >>> [s["action"]["kind"] for s in states][:4]
-    ['initial', 'preset', 'preset', 'scale']
-    >>> keys = [s for s in states if s["action"]["kind"] == "keys"][0]
-    >>> keys["action"], keys["x"][0]
-    ({'kind': 'keys', 'word': 0, 'keys': ['ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowUp']}, [2.0, 0.5])
-    >>> weighted_average_fixture(sa.three_words(), sa.WORDS).markup[:69]
-    '<script type="application/json" class="sa-fixture" data-for="wa-lab">'
-    """
-    data = {"lab": lab_id, "words": list(words), "states": weighted_average_states(x, words)}
-    return fixture_block(lab_id, data)
-
-
-def weighted_average_states(x, words: Sequence[str]) -> list[dict]:
-    """The lab's test states, each with its action, points and tables.
-
-    See :func:`weighted_average_fixture`, which emits them.
-
-    Parameters
-    ----------
-    x : array_like, shape (3, 2)
-        The lab's starting points.
-    words : sequence of str
-        One name per row of ``x``.
+    config : dict
+        From :func:`weighted_average_config`, for 3 words.
 
     Returns
     -------
@@ -226,20 +218,25 @@ def weighted_average_states(x, words: Sequence[str]) -> list[dict]:
     Raises
     ------
     ValueError
-        As :func:`weighted_average_fixture`.
+        As :func:`weighted_average_lab`, or if there are not 3 words.
 
     Examples
     --------
-    >>> s = weighted_average_states(sa.three_words(), sa.WORDS)
+    >>> s = weighted_average_states(weighted_average_config(sa.three_words(), sa.WORDS))
+    >>> [t["action"]["kind"] for t in s][:4]
+    ['initial', 'preset', 'preset', 'scale']
     >>> s[1]["name"], s[1]["tables"]["weights"][2]
     ('preset car becomes [5, 5]', ['0.000', '0.000', '1.000'])
+    >>> keys = [t for t in s if t["action"]["kind"] == "keys"][0]
+    >>> keys["action"], keys["x"][0]
+    ({'kind': 'keys', 'word': 0, 'keys': ['ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowUp']}, [2.0, 0.5])
     """
-    x, words = _check_lab_input(x, words)
+    x, words = _check_lab_input(config["x"], config["words"])
     if len(words) != 3:
         raise ValueError(f"the lab's test states need 3 words, got {len(words)}")
     start = x.tolist()
     states = [("initial", {"kind": "initial"}, start, True)]
-    for preset in _presets(x, words):
+    for preset in config["presets"]:
         states.append((f"preset {preset['label']}", {"kind": "preset", "preset": preset["id"]},
                        preset["x"], True))
     states.append(("no division by sqrt(d_k)", {"kind": "scale", "on": False}, start, False))

@@ -14,8 +14,9 @@ To keep the page light the scores are stored compactly:
 2. the result is rounded to float16 and written as little-endian bytes in
    base64.
 
-The lab's reference numbers (the *fixture* its browser tests read) are the
-package's softmax of exactly these stored scores, computed here.
+The lab's test states (:func:`explorer_fixture`, which its browser tests
+compute from the page's own configuration) hold the package's softmax of
+exactly these stored scores.
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from selfattention.softmax import softmax
-
-from .html import HTMLBlock, fixture_block, json_data, lab_block
-from .numbers import DECIMALS, fmt
+from ..formatting import DECIMALS, fmt
+from ..heads import MEAN, check_scores, head_weights
+from ..html import HTMLBlock, json_data
+from .element import lab_element
 
 #: The gallery: each sentence with the token whose row the lab shows first.
 GALLERY = (
@@ -45,9 +46,6 @@ GALLERY = (
 
 #: The temperature slider: smallest, largest and step, and where it starts.
 TEMPERATURE = {"min": 0.25, "max": 4.0, "step": 0.05, "value": 1.0}
-
-#: The choice "average of the heads" in the head chooser.
-MEAN = "mean"
 
 #: Where the lab starts: first sentence, layer 4, head 0.
 DEFAULT = {"sentence": 0, "layer": 4, "head": 0}
@@ -92,7 +90,7 @@ def compact_scores(scores) -> np.ndarray:
     ...
     ValueError: scores must have shape (layers, heads, L, L), got (2, 2)
     """
-    s = _check_scores(scores, "scores")
+    s = check_scores(scores, "scores")
     shifted = s - s.max(axis=-1, keepdims=True)  # (layers, heads, L, L), row max 0
     return shifted.astype(np.float16)
 
@@ -124,7 +122,7 @@ def encode_scores(stored) -> str:
     array([[-2. ,  0. ],
            [ 0. , -0.5]], dtype=float16)
     """
-    s = _check_scores(stored, "stored")
+    s = check_scores(stored, "stored")
     return base64.b64encode(s.astype(_DTYPE).tobytes(order="C")).decode("ascii")
 
 
@@ -168,71 +166,6 @@ def decode_scores(text: str, shape: Sequence[int]) -> np.ndarray:
             f"the text holds {len(raw) // 2} float16 numbers but shape {shape} needs {need}"
         )
     return np.frombuffer(raw, dtype=_DTYPE).reshape(shape).astype(np.float16)
-
-
-def stored_weights(stored, layer: int, head, temperature: float = 1.0) -> np.ndarray:
-    """The weights the lab shows: softmax of the stored scores divided by ``T``.
-
-    For ``head="mean"`` it is the mean of the layer's per-head softmaxes at
-    that temperature (not the softmax of mean scores).
-
-    Parameters
-    ----------
-    stored : array_like, shape (layers, heads, L, L)
-        Stored scores (from :func:`compact_scores` or :func:`decode_scores`).
-    layer : int
-        Layer, from 0.
-    head : int or "mean"
-        Head, from 0, or ``"mean"`` for the average of the layer's heads.
-    temperature : float, default 1.0
-        The weights are ``softmax(scores / temperature)``, computed in float64.
-
-    Returns
-    -------
-    numpy.ndarray of float64, shape (L, L)
-        Row ``i``: what token ``i`` takes from every token; it sums to 1.
-
-    Raises
-    ------
-    ValueError
-        If ``layer`` or ``head`` is out of range or ``temperature`` is not a
-        positive finite number.
-
-    Examples
-    --------
-    >>> s = np.array([[[[0.0, -np.log(3)], [0.0, 0.0]],
-    ...                [[0.0, 0.0], [0.0, 0.0]]]])           # (1, 2, 2, 2)
-    >>> stored_weights(s, 0, 0).round(3)
-    array([[0.75, 0.25],
-           [0.5 , 0.5 ]])
-    >>> stored_weights(s, 0, "mean").round(3)
-    array([[0.625, 0.375],
-           [0.5  , 0.5  ]])
-    >>> stored_weights(s, 0, 0, temperature=0.5).round(3)
-    array([[0.9, 0.1],
-           [0.5, 0.5]])
-    >>> stored_weights(s, 0, 2)
-    Traceback (most recent call last):
-    ...
-    ValueError: head must be 0..1 or 'mean', got 2
-    """
-    s = _check_scores(stored, "stored")
-    layers, heads = s.shape[:2]
-    if isinstance(layer, bool) or not isinstance(layer, numbers.Integral) or not 0 <= layer < layers:
-        raise ValueError(f"layer must be 0..{layers - 1}, got {layer!r}")
-    if head != MEAN and (
-        isinstance(head, bool) or not isinstance(head, numbers.Integral) or not 0 <= head < heads
-    ):
-        raise ValueError(f"head must be 0..{heads - 1} or {MEAN!r}, got {head!r}")
-    if (
-        isinstance(temperature, bool)
-        or not isinstance(temperature, numbers.Real)
-        or not (np.isfinite(temperature) and temperature > 0)
-    ):
-        raise ValueError(f"temperature must be a positive number, got {temperature!r}")
-    x = s[layer].astype(np.float64) / float(temperature)  # (heads, L, L)
-    w = softmax(x)  # (heads, L, L), each row sums to 1
-    return w.mean(axis=0) if head == MEAN else w[int(head)]  # (L, L)
 
 
 def gallery_entry(sentence: str, tokens: Sequence[str], scores, *, focus) -> dict:
@@ -307,7 +240,7 @@ def explorer_config(entries: Sequence[dict], *, sentence: int = DEFAULT["sentenc
     dict
         ``sentences``, ``layers``, ``heads``, ``start`` (sentence, layer,
         head), ``temperature`` (:data:`TEMPERATURE`), ``decimals``
-        (:data:`~booktools.numbers.DECIMALS`), ``colours``
+        (:data:`~booktools.formatting.DECIMALS`), ``colours``
         (:data:`VIRIDIS`, from weight 0 to weight 1) and ``mean`` (the
         value of the "average of heads" choice).
 
@@ -361,7 +294,7 @@ def explorer_lab(config: dict, *, lab_id: str = "explorer-lab") -> HTMLBlock:
     config : dict
         From :func:`explorer_config`.
     lab_id : str, default "explorer-lab", keyword-only
-        The ``id`` of the element; the fixture names it.
+        The ``id`` of the element.
 
     Returns
     -------
@@ -387,7 +320,7 @@ def explorer_lab(config: dict, *, lab_id: str = "explorer-lab") -> HTMLBlock:
         "figures of this page show the same weights for a few sentences, and the "
         "command below computes them for any sentence.</p>"
     )
-    return lab_block("explorer", lab_id, config, fallback)
+    return lab_element("explorer", lab_id, config, fallback)
 
 
 def explorer_states(config: dict) -> list[dict]:
@@ -398,7 +331,8 @@ def explorer_states(config: dict) -> list[dict]:
     then one to ``hover``; ``row`` is the token whose row is shown (the
     locked one, else the hovered one, else the sentence's ``focus``). The
     numbers come from :func:`stored_weights` of the scores decoded from
-    ``config`` itself, formatted as the lab formats them.
+    ``config`` itself (:func:`booktools.heads.head_weights`), formatted as
+    the lab formats them.
 
     Parameters
     ----------
@@ -455,7 +389,7 @@ def explorer_states(config: dict) -> list[dict]:
                   "lock": None, "hover": None, **change}
         entry = sentences[action["sentence"]]
         stored = decode_scores(entry["scores"], entry["shape"])
-        w = stored_weights(stored, action["layer"], action["head"], action["temperature"])
+        w = head_weights(stored, action["layer"], action["head"], temperature=action["temperature"])
         row = next(i for i in (action["lock"], action["hover"], entry["focus"]) if i is not None)
         matrix = [[fmt(v, config["decimals"]) for v in r] for r in w]
         states.append({"name": name, "action": action, "row": row, "matrix": matrix,
@@ -463,21 +397,21 @@ def explorer_states(config: dict) -> list[dict]:
     return states
 
 
-def explorer_fixture(config: dict, *, lab_id: str = "explorer-lab") -> HTMLBlock:
-    """The lab's test states as a JSON data block for the browser tests.
+def explorer_fixture(config: dict) -> dict:
+    """What the browser tests compare the lab with, for the lab configured by ``config``.
+
+    The tests read ``config`` from the built page and call this function:
+    the expected numbers never ship in the public page.
 
     Parameters
     ----------
     config : dict
-        From :func:`explorer_config`.
-    lab_id : str, default "explorer-lab", keyword-only
-        The ``id`` of the lab this fixture is for.
+        From :func:`explorer_config` (or the page's JSON of it).
 
     Returns
     -------
-    HTMLBlock
-        ``<script type="application/json" class="sa-fixture" data-for=...>``
-        with ``lab``, ``tokens`` (of every sentence) and ``states``
+    dict
+        ``tokens`` (of every sentence) and ``states``
         (:func:`explorer_states`).
 
     Raises
@@ -489,12 +423,11 @@ def explorer_fixture(config: dict, *, lab_id: str = "explorer-lab") -> HTMLBlock
     --------
     >>> e = [gallery_entry(f"S{i}.", ["[CLS]", "a", "b", "[SEP]"], np.zeros((2, 1, 4, 4)),
     ...                    focus=1) for i in range(3)]
-    >>> explorer_fixture(explorer_config(e, layer=1)).markup[:75]
-    '<script type="application/json" class="sa-fixture" data-for="explorer-lab">'
+    >>> f = explorer_fixture(explorer_config(e, layer=1))
+    >>> f["tokens"][0], len(f["states"])
+    (['[CLS]', 'a', 'b', '[SEP]'], 10)
     """
-    data = {"lab": lab_id, "tokens": [e["tokens"] for e in config["sentences"]],
-            "states": explorer_states(config)}
-    return fixture_block(lab_id, data)
+    return {"tokens": [e["tokens"] for e in config["sentences"]], "states": explorer_states(config)}
 
 
 def payload_kb(config: dict) -> float:
@@ -514,18 +447,6 @@ def payload_kb(config: dict) -> float:
 # ---------------------------------------------------------------------------
 
 
-def _check_scores(scores, name: str) -> np.ndarray:
-    """``scores`` as a finite float array of shape (layers, heads, L, L)."""
-    s = np.asarray(scores)
-    if not np.issubdtype(s.dtype, np.number) or np.issubdtype(s.dtype, np.complexfloating):
-        raise ValueError(f"{name} must be real numbers, got dtype {s.dtype}")
-    if s.ndim != 4 or s.shape[-1] != s.shape[-2] or 0 in s.shape:
-        raise ValueError(f"{name} must have shape (layers, heads, L, L), got {s.shape}")
-    if not np.isfinite(s).all():
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
-    return s
-
-
 def _position(tokens: list[str], token) -> int:
     """Position of ``token`` (a string found once, or an index) in ``tokens``."""
     if isinstance(token, str):
@@ -541,7 +462,6 @@ def _position(tokens: list[str], token) -> int:
 __all__ = [
     "DEFAULT",
     "GALLERY",
-    "MEAN",
     "TEMPERATURE",
     "VIRIDIS",
     "compact_scores",
@@ -553,5 +473,4 @@ __all__ = [
     "explorer_states",
     "gallery_entry",
     "payload_kb",
-    "stored_weights",
 ]

@@ -1,15 +1,15 @@
-"""Figures of the chapter "A weighted average". Each returns a Figure."""
+"""Figures of words as points in the plane (chapter "A weighted average"). Each returns a Figure."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from .numbers import fmt
-from .style import WORD_COLOURS
+from ..formatting import fmt
+from ..style import WORD_COLOURS
+from .base import finish, subplots
 
 _MARKERS = ("o", "s", "^")
 
@@ -51,7 +51,7 @@ def plot_words(x, words: Sequence[str]) -> Figure:
     1
     """
     x = _check_points(x, words)
-    fig, ax = plt.subplots(figsize=(4.2, 4.2))
+    fig, ax = subplots(figsize=(4.2, 4.2))
     _plane(ax, max(2.6, float(x.max()) + 0.6))
     for i, (word, (a, b)) in enumerate(zip(words, x)):
         colour = WORD_COLOURS[i % len(WORD_COLOURS)]
@@ -60,7 +60,7 @@ def plot_words(x, words: Sequence[str]) -> Figure:
         ax.plot(a, b, _MARKERS[i % 3], color=colour, ms=9)
         ax.annotate(f"{word} [{fmt(a, 0)}, {fmt(b, 0)}]", (a, b), xytext=(6, 6),
                     textcoords="offset points", color="black")
-    return _finish(fig)
+    return finish(fig)
 
 
 def plot_weighted_mix(x, weights, words: Sequence[str], i: int) -> Figure:
@@ -105,7 +105,7 @@ def plot_weighted_mix(x, weights, words: Sequence[str], i: int) -> Figure:
     if not 0 <= i < n:
         raise ValueError(f"i must be between 0 and {n - 1}, got {i}")
     out = w[i] @ x  # (2,)
-    fig, ax = plt.subplots(figsize=(4.6, 4.2))
+    fig, ax = subplots(figsize=(4.6, 4.4))
     _plane(ax, max(2.6, float(x.max()) + 0.6))
     start = np.zeros(2)
     for j, word in enumerate(words):
@@ -117,17 +117,10 @@ def plot_weighted_mix(x, weights, words: Sequence[str], i: int) -> Figure:
                 label=f"{fmt(w[i, j], 3)} × {word}")
         start = end
     ax.plot(*out, "*", color="black", ms=15, label=f"output of {words[i]}")
-    ax.annotate(f"[{fmt(out[0], 2)}, {fmt(out[1], 2)}]", out, xytext=(8, -14),
-                textcoords="offset points")
-    ax.legend(loc="upper right", frameon=True, framealpha=1, fontsize=9)
-    return _finish(fig)
-
-
-def _finish(fig: Figure) -> Figure:
-    """Lay out and close ``fig``: the page shows it once, as the cell's result."""
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    ax.annotate(f"[{fmt(out[0], 2)}, {fmt(out[1], 2)}]", out, xytext=(-8, 10),
+                textcoords="offset points", ha="right")
+    ax.legend(loc="upper right", frameon=True, framealpha=1)
+    return finish(fig)
 
 
 def _check_points(x, words) -> np.ndarray:

@@ -2,9 +2,9 @@
 
 Usage::
 
-    python -m booktools.explore "The animal didn't cross the street because it was too wide." \\
+    python -m booktools.show_attention "The animal didn't cross the street because it was too wide." \\
         --layer 4 --head 0
-    python -m booktools.explore "We sat on the bank of the river." --layer 2 --head mean \\
+    python -m booktools.show_attention "We sat on the bank of the river." --layer 2 --head mean \\
         --top 2 --out bank.png --temperature 2
 
 For every token it prints the ``--top`` tokens that it attends to most in
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from selfattention.softmax import softmax
+from .heads import MEAN, head_weights
 
 #: Heads per layer and layers of all-MiniLM-L6-v2.
 NUM_LAYERS, NUM_HEADS = 6, 12
@@ -55,8 +55,8 @@ def parse_head(text: str):
     >>> parse_head("3"), parse_head("Mean")
     (3, 'mean')
     """
-    if text.strip().lower() == "mean":
-        return "mean"
+    if text.strip().lower() == MEAN:
+        return MEAN
     try:
         head = int(text)
     except ValueError:
@@ -64,77 +64,6 @@ def parse_head(text: str):
     if head < 0:
         raise argparse.ArgumentTypeError(f"head must be >= 0, got {head}")
     return head
-
-
-def head_weights(attentions=None, layer: int = 0, head=0, *, scores=None, temperature: float = 1.0):
-    """The ``(L, L)`` attention matrix of one head, or the mean of a layer's heads.
-
-    Parameters
-    ----------
-    attentions : array_like, shape (layers, heads, L, L), optional
-        Attention weights, as from :func:`selfattention.minilm.encode`.
-        Used when ``temperature`` is 1.
-    layer : int
-        Layer, from 0.
-    head : int or "mean"
-        Head, from 0, or ``"mean"`` to average all heads of the layer.
-    scores : array_like, shape (layers, heads, L, L), optional, keyword-only
-        Pre-softmax scores; needed when ``temperature`` is not 1.
-    temperature : float, default 1.0, keyword-only
-        Softmax temperature: the weights become ``softmax(scores / T)``.
-
-    Returns
-    -------
-    numpy.ndarray, shape (L, L)
-        Row ``i``: how token ``i`` spreads its attention; each row sums to 1.
-
-    Raises
-    ------
-    ValueError
-        If the arrays are not 4-D, ``layer`` or ``head`` is out of range,
-        ``temperature`` is not positive, or the array it needs is missing.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> a = np.full((1, 2, 2, 2), 0.5)
-    >>> a[0, 0] = [[1.0, 0.0], [0.0, 1.0]]
-    >>> head_weights(a, 0, 0)
-    array([[1., 0.],
-           [0., 1.]])
-    >>> head_weights(a, 0, "mean")
-    array([[0.75, 0.25],
-           [0.25, 0.75]])
-    >>> s = np.zeros((1, 1, 2, 2)); s[0, 0, 0, 0] = 1.0
-    >>> head_weights(scores=s, layer=0, head=0, temperature=1e-3).round(3)
-    array([[1. , 0. ],
-           [0.5, 0.5]])
-    """
-    if not (isinstance(temperature, numbers.Real) and temperature > 0 and np.isfinite(temperature)):
-        raise ValueError(f"temperature must be a positive number, got {temperature!r}")
-    if temperature == 1.0 and attentions is not None:
-        stack = np.asarray(attentions)
-    elif scores is not None:
-        s = np.asarray(scores)
-        stack = softmax(s / temperature)  # float32 stays float32
-    else:
-        raise ValueError("head_weights needs attentions (temperature 1) or scores")
-    if stack.ndim != 4 or stack.shape[-1] != stack.shape[-2]:
-        raise ValueError(
-            f"attentions/scores must have shape (layers, heads, L, L), got {stack.shape}"
-        )
-    layers, heads = stack.shape[:2]
-    if (
-        isinstance(layer, bool)
-        or not isinstance(layer, numbers.Integral)
-        or not 0 <= layer < layers
-    ):
-        raise ValueError(f"layer must be in 0..{layers - 1}, got {layer!r}")
-    if head == "mean":
-        return stack[layer].mean(axis=0)  # (L, L)
-    if isinstance(head, bool) or not isinstance(head, numbers.Integral) or not 0 <= head < heads:
-        raise ValueError(f"head must be in 0..{heads - 1} or 'mean', got {head!r}")
-    return stack[layer, head]  # (L, L)
 
 
 def top_attended(
@@ -226,65 +155,8 @@ def format_top(tokens: Sequence[str], top: Sequence[Sequence[tuple[str, float]]]
     return "\n".join(lines)
 
 
-def plot_attention(weights, tokens: Sequence[str], title: str = ""):
-    """Heatmap of an ``(L, L)`` attention matrix: rows look, columns are looked at.
-
-    Imports :mod:`matplotlib.pyplot` when called, so importing this module
-    does not choose a backend.
-
-    Parameters
-    ----------
-    weights : array_like, shape (L, L)
-        Attention weights, rows summing to 1.
-    tokens : sequence of str
-        Labels of rows and columns.
-    title : str, optional
-        Figure title.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-
-    Raises
-    ------
-    ValueError
-        If ``weights`` is not ``(L, L)`` with ``L = len(tokens)``.
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> fig = plot_attention([[0.2, 0.8], [0.6, 0.4]], ["it", "cat"], "toy")
-    >>> fig.axes[0].get_title()
-    'toy'
-    >>> import matplotlib.pyplot as plt; plt.close(fig)
-    """
-    import matplotlib.pyplot as plt
-
-    from .style import CMAP, use_book_style
-
-    w = np.asarray(weights, dtype=np.float64)
-    L = len(tokens)
-    if w.shape != (L, L):
-        raise ValueError(f"weights must have shape (L, L) = ({L}, {L}), got {w.shape}")
-    use_book_style()
-    side = max(3.5, 0.32 * L + 1.8)
-    fig, ax = plt.subplots(figsize=(side + 1.0, side))
-    image = ax.imshow(w, cmap=CMAP, vmin=0.0, vmax=max(float(w.max()), 1e-9))
-    ax.set_xticks(range(L), labels=list(tokens), rotation=90)
-    ax.set_yticks(range(L), labels=list(tokens))
-    ax.set_xlabel("attended to (key)")
-    ax.set_ylabel("attending (query)")
-    ax.spines[:].set_visible(False)
-    if title:
-        ax.set_title(title)
-    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="weight")
-    fig.tight_layout()
-    return fig
-
-
 def build_parser() -> argparse.ArgumentParser:
-    """The command line of ``python -m booktools.explore``.
+    """The command line of ``python -m booktools.show_attention``.
 
     Returns
     -------
@@ -297,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     (4, 'mean', 3, 'attention.png')
     """
     parser = argparse.ArgumentParser(
-        prog="python -m booktools.explore",
+        prog="python -m booktools.show_attention",
         description="Show which tokens each token attends to in one head of all-MiniLM-L6-v2.",
     )
     parser.add_argument("sentence", help="the text to encode")
@@ -370,7 +242,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 0 <= args.layer < NUM_LAYERS:
         parser.error(f"--layer must be in 0..{NUM_LAYERS - 1}, got {args.layer}")
-    if args.head != "mean" and not 0 <= args.head < NUM_HEADS:
+    if args.head != MEAN and not 0 <= args.head < NUM_HEADS:
         parser.error(f"--head must be in 0..{NUM_HEADS - 1} or 'mean', got {args.head}")
     if args.top < 1:
         parser.error(f"--top must be at least 1, got {args.top}")
@@ -378,10 +250,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--temperature must be a positive number, got {args.temperature}")
 
     enc = minilm.encode(args.sentence)
-    weights = head_weights(
-        enc.attentions, args.layer, args.head, scores=enc.scores, temperature=args.temperature
-    )
-    which = "mean of 12 heads" if args.head == "mean" else f"head {args.head}"
+    weights = head_weights(enc.scores, args.layer, args.head, temperature=args.temperature)
+    which = "mean of 12 heads" if args.head == MEAN else f"head {args.head}"
     title = f"layer {args.layer}, {which}"
     if args.temperature != 1.0:
         title += f", temperature {args.temperature:g}"
@@ -389,12 +259,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     skip = [0, len(enc.tokens) - 1] if args.skip_special else []
     print(format_top(enc.tokens, top_attended(weights, enc.tokens, args.top, skip=skip)))
 
-    import matplotlib.pyplot as plt
+    from .figures.base import save_png
+    from .figures.heatmaps import plot_attention
 
-    fig = plot_attention(weights, enc.tokens, title)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(args.out)
-    plt.close(fig)
+    save_png(plot_attention(weights, enc.tokens, title), args.out)
     print(f"wrote {args.out}")
     return 0
 

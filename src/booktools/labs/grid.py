@@ -4,54 +4,23 @@ A slider sets the number of tokens ``n``; the lab draws the ``n x n`` grid
 of comparisons (one cell per score) and shows their count, ``n**2``. Two
 buttons double and halve ``n``, and the top-left quarter of the grid is
 shaded: it is the grid for half as many tokens. The page emits the lab's
-configuration (:func:`grid_lab`) and a fixture with the package's counts
-(:func:`grid_fixture`) that the browser test compares against.
+element with its configuration (:func:`grid_lab`); the browser tests compute
+the package's counts for the lab's test states from that same configuration
+(:func:`grid_fixture`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from selfattention.cost import score_count
+import selfattention as sa
 
-from .html import HTMLBlock, esc, fixture_block, lab_block
+from ..formatting import format_count
+from ..html import HTMLBlock, esc
+from .element import lab_element
 
 #: The slider's range and start.
 N_MIN, N_MAX, N_START = 4, 64, 8
-
-
-def format_count(count: int) -> str:
-    """A whole number with commas between thousands, as in the book's prose.
-
-    The lab's JavaScript writes counts the same way, so ``4,096`` reads the
-    same in the text and in the lab.
-
-    Parameters
-    ----------
-    count : int
-        A non-negative whole number.
-
-    Returns
-    -------
-    str
-
-    Raises
-    ------
-    TypeError
-        If ``count`` is not an integer.
-    ValueError
-        If ``count`` is negative.
-
-    Examples
-    --------
-    >>> format_count(4096), format_count(16_384_000_000), format_count(16)
-    ('4,096', '16,384,000,000', '16')
-    """
-    if isinstance(count, bool) or not isinstance(count, int):
-        raise TypeError(f"count must be an int, got {count!r}")
-    if count < 0:
-        raise ValueError(f"count must be >= 0, got {count}")
-    return f"{count:,}"
 
 
 def grid_config(n_min: int = N_MIN, n_max: int = N_MAX, start: int = N_START) -> dict:
@@ -68,7 +37,7 @@ def grid_config(n_min: int = N_MIN, n_max: int = N_MAX, start: int = N_START) ->
     -------
     dict
         ``min``, ``max``, ``start``, ``step`` (1) and ``counts``: the
-        package's :func:`~selfattention.cost.score_count` for ``min`` and
+        package's :func:`selfattention.cost.score_count` for ``min`` and
         ``max``, formatted (the lab computes the others and the tests check
         every one).
 
@@ -97,7 +66,7 @@ def grid_config(n_min: int = N_MIN, n_max: int = N_MAX, start: int = N_START) ->
         "max": n_max,
         "start": start,
         "step": 1,
-        "counts": {str(n): format_count(score_count(n)) for n in (n_min, n_max)},
+        "counts": {str(n): format_count(sa.cost.score_count(n)) for n in (n_min, n_max)},
     }
 
 
@@ -108,7 +77,7 @@ def grid_lab(*, lab_id: str = "grid-lab", n_min: int = N_MIN, n_max: int = N_MAX
     Parameters
     ----------
     lab_id : str, default "grid-lab", keyword-only
-        The ``id`` of the lab's element; the fixture names it.
+        The ``id`` of the lab's element.
     n_min, n_max, start : int, keyword-only
         As in :func:`grid_config`.
 
@@ -128,15 +97,15 @@ def grid_lab(*, lab_id: str = "grid-lab", n_min: int = N_MIN, n_max: int = N_MAX
     """
     config = grid_config(n_min, n_max, start)
     sizes = [n for n in (n_min, 2 * n_min, 4 * n_min, n_max) if n <= n_max]
-    listed = ", ".join(f"{n} tokens: {format_count(score_count(n))}" for n in dict.fromkeys(sizes))
+    listed = ", ".join(f"{n} tokens: {format_count(sa.cost.score_count(n))}" for n in dict.fromkeys(sizes))
     fallback = (
         '<p class="sa-lab-fallback">This lab needs JavaScript. It draws one square per '
         f"comparison; the counts are {esc(listed)}.</p>"
     )
-    return lab_block("grid", lab_id, config, fallback)
+    return lab_element("grid", lab_id, config, fallback)
 
 
-def grid_states(n_min: int = N_MIN, n_max: int = N_MAX, start: int = N_START) -> list[dict]:
+def grid_states(config: dict) -> list[dict]:
     """The lab's test states: each names an action from the start and the result.
 
     Actions: ``initial``; ``keys`` (keys pressed on the focused slider:
@@ -147,8 +116,8 @@ def grid_states(n_min: int = N_MIN, n_max: int = N_MAX, start: int = N_START) ->
 
     Parameters
     ----------
-    n_min, n_max, start : int
-        As in :func:`grid_config`.
+    config : dict
+        From :func:`grid_config`.
 
     Returns
     -------
@@ -162,12 +131,13 @@ def grid_states(n_min: int = N_MIN, n_max: int = N_MAX, start: int = N_START) ->
 
     Examples
     --------
-    >>> s = grid_states()
+    >>> s = grid_states(grid_config())
     >>> s[0]
     {'name': 'start', 'action': {'kind': 'initial'}, 'n': 8, 'count': '64'}
     >>> [(t["n"], t["count"]) for t in s if t["action"]["kind"] == "buttons"]
     [(16, '256'), (64, '4,096'), (4, '16')]
     """
+    n_min, n_max, start = config["min"], config["max"], config["start"]
     grid_config(n_min, n_max, start)  # validates
     states = [("start", {"kind": "initial"}, start)]
     for keys in (["ArrowRight"] * 8, ["ArrowLeft"] * 3, ["ArrowUp", "ArrowUp", "ArrowDown"],
@@ -178,29 +148,28 @@ def grid_states(n_min: int = N_MIN, n_max: int = N_MAX, start: int = N_START) ->
     for presses in (["double"], ["double", "double", "double", "double"], ["halve", "halve"]):
         states.append((f"buttons {' '.join(presses)}", {"kind": "buttons", "presses": presses},
                        _buttons(start, presses, n_min, n_max)))
-    return [{"name": name, "action": action, "n": n, "count": format_count(score_count(n))}
+    return [{"name": name, "action": action, "n": n, "count": format_count(sa.cost.score_count(n))}
             for name, action, n in states]
 
 
-def grid_fixture(*, lab_id: str = "grid-lab", n_min: int = N_MIN, n_max: int = N_MAX,
-                 start: int = N_START) -> HTMLBlock:
-    """The package's counts for the lab's tests, as a JSON data block.
+def grid_fixture(config: dict) -> dict:
+    """What the browser tests compare the lab with, for the lab configured by ``config``.
 
     It holds the test states of :func:`grid_states` and the formatted count
     of every ``n`` the slider can reach, so a drag to any position can be
-    checked.
+    checked. The tests read ``config`` from the built page and call this
+    function: the expected numbers never ship in the public page.
 
     Parameters
     ----------
-    lab_id : str, default "grid-lab", keyword-only
-        The ``id`` of the lab this fixture is for.
-    n_min, n_max, start : int, keyword-only
-        As in :func:`grid_config`.
+    config : dict
+        From :func:`grid_config` (or the page's JSON of it).
 
     Returns
     -------
-    HTMLBlock
-        ``<script type="application/json" class="sa-fixture" data-for=...>``.
+    dict
+        ``min``, ``max``, ``counts`` (``str(n)`` to the formatted count)
+        and ``states``.
 
     Raises
     ------
@@ -209,17 +178,17 @@ def grid_fixture(*, lab_id: str = "grid-lab", n_min: int = N_MIN, n_max: int = N
 
     Examples
     --------
-    >>> grid_fixture().markup[:71]
-    '<script type="application/json" class="sa-fixture" data-for="grid-lab">'
+    >>> f = grid_fixture(grid_config())
+    >>> f["counts"]["64"], len(f["counts"]), f["states"][0]["n"]
+    ('4,096', 61, 8)
     """
-    data = {
-        "lab": lab_id,
+    n_min, n_max = config["min"], config["max"]
+    return {
         "min": n_min,
         "max": n_max,
-        "counts": {str(n): format_count(score_count(n)) for n in range(n_min, n_max + 1)},
-        "states": grid_states(n_min, n_max, start),
+        "counts": {str(n): format_count(sa.cost.score_count(n)) for n in range(n_min, n_max + 1)},
+        "states": grid_states(config),
     }
-    return fixture_block(lab_id, data)
 
 
 def _press(n: int, keys: Sequence[str], n_min: int, n_max: int) -> int:

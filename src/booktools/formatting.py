@@ -1,4 +1,9 @@
-"""One number format for the whole book: tables, prose and labs agree."""
+"""One number format for the whole book: tables, prose and labs agree.
+
+The labs' JavaScript (``_static/sa/format.js``) mirrors :func:`fmt` and
+:func:`format_count`, so a number reads the same in a table, in the prose
+and in a lab.
+"""
 
 from __future__ import annotations
 
@@ -48,3 +53,34 @@ def fmt(value: float, decimals: int) -> str:
     if float(text) == 0:
         text = text.lstrip("-")
     return text
+
+
+def format_count(count: int) -> str:
+    """A whole number with commas between thousands, as in the book's prose.
+
+    Parameters
+    ----------
+    count : int
+        A non-negative whole number.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    TypeError
+        If ``count`` is not an integer.
+    ValueError
+        If ``count`` is negative.
+
+    Examples
+    --------
+    >>> format_count(4096), format_count(16_384_000_000), format_count(16)
+    ('4,096', '16,384,000,000', '16')
+    """
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise TypeError(f"count must be an int, got {count!r}")
+    if count < 0:
+        raise ValueError(f"count must be >= 0, got {count}")
+    return f"{count:,}"

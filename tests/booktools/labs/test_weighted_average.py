@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import selfattention as sa
-from booktools.labs import (
+from booktools.formatting import DECIMALS
+from booktools.labs.weighted_average import (
     BIG_STEP,
     LIMITS,
     STEP,
@@ -15,10 +16,10 @@ from booktools.labs import (
     weighted_average_states,
     weighted_average_tables,
 )
-from booktools.numbers import DECIMALS
 
 X = sa.three_words()
 WORDS = list(sa.WORDS)
+CONFIG = weighted_average_config(X, WORDS)
 
 
 def _json_block(markup: str, css_class: str) -> dict:
@@ -92,7 +93,7 @@ def test_unscaled_scores_are_raw_dot_products():
 
 
 def test_states_cover_every_kind_of_action():
-    states = weighted_average_states(X, WORDS)
+    states = weighted_average_states(CONFIG)
     kinds = [s["action"]["kind"] for s in states]
     assert kinds.count("initial") == 1
     assert {s["action"]["preset"] for s in states if s["action"]["kind"] == "preset"} == {"far", "same"}
@@ -102,13 +103,13 @@ def test_states_cover_every_kind_of_action():
 
 
 def test_state_tables_are_the_package_tables_of_their_points():
-    for s in weighted_average_states(X, WORDS):
+    for s in weighted_average_states(CONFIG):
         assert s["tables"] == weighted_average_tables(s["x"], WORDS, scaled=s["scaled"]), s["name"]
 
 
 def test_drag_targets_are_on_the_grid_and_only_move_one_word():
     lo, hi = LIMITS
-    for s in weighted_average_states(X, WORDS):
+    for s in weighted_average_states(CONFIG):
         if s["action"]["kind"] != "drag":
             continue
         word, to = s["action"]["word"], s["action"]["to"]
@@ -119,7 +120,7 @@ def test_drag_targets_are_on_the_grid_and_only_move_one_word():
 
 
 def test_arrow_keys_step_and_stop_at_the_edge():
-    by_word = {s["action"]["word"]: s for s in weighted_average_states(X, WORDS)
+    by_word = {s["action"]["word"]: s for s in weighted_average_states(CONFIG)
                if s["action"]["kind"] == "keys"}
     assert by_word[0]["action"]["keys"] == ["ArrowUp"] * 5
     assert by_word[0]["x"][0] == [2.0, 0.5]
@@ -128,18 +129,16 @@ def test_arrow_keys_step_and_stop_at_the_edge():
 
 
 def test_preset_tables_show_the_chapter_claims():
-    states = {s["action"].get("preset"): s for s in weighted_average_states(X, WORDS)}
+    states = {s["action"].get("preset"): s for s in weighted_average_states(CONFIG)}
     assert states["same"]["tables"]["weights"] == [["0.333"] * 3] * 3
     car_row = _numbers(states["far"]["tables"]["weights"])[2]
     np.testing.assert_allclose(car_row, [0, 0, 1], atol=1e-3)
 
 
-def test_fixture_is_a_data_block_for_its_lab():
-    markup = weighted_average_fixture(X, WORDS, lab_id="wa-lab").markup
-    assert markup.startswith('<script type="application/json" class="sa-fixture" data-for="wa-lab">')
-    data = _json_block(markup, "sa-fixture")
-    assert data["lab"] == "wa-lab" and data["words"] == WORDS
-    assert data["states"] == weighted_average_states(X, WORDS)
+def test_fixture_holds_the_words_and_the_states_of_its_config():
+    data = weighted_average_fixture(CONFIG)
+    assert data == {"words": WORDS, "states": weighted_average_states(CONFIG)}
+    assert "sa-fixture" not in weighted_average_lab(X, WORDS).markup  # nothing for the tests in the page
 
 
 @pytest.mark.parametrize("x, words, message", [
@@ -152,13 +151,15 @@ def test_fixture_is_a_data_block_for_its_lab():
     (np.array([[2, 0], [1, np.nan], [0, 2]]), WORDS, "plane"),
 ])
 def test_bad_input_raises_a_clear_error(x, words, message):
-    for make in (weighted_average_lab, weighted_average_config, weighted_average_tables,
-                 weighted_average_fixture):
+    for make in (weighted_average_lab, weighted_average_config, weighted_average_tables):
         with pytest.raises(ValueError, match=message):
             make(x, words)
+    bad = {**CONFIG, "x": np.asarray(x).tolist(), "words": words}
+    with pytest.raises(ValueError, match=message):
+        weighted_average_states(bad)
 
 
 def test_fixture_needs_three_words():
     with pytest.raises(ValueError, match="3 words"):
-        weighted_average_fixture([[1, 0], [0, 1]], ["a", "b"])
+        weighted_average_fixture(weighted_average_config([[1, 0], [0, 1]], ["a", "b"]))
     assert len(weighted_average_config([[1, 0], [0, 1]], ["a", "b"])["presets"]) == 2

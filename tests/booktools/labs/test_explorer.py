@@ -1,4 +1,4 @@
-"""The attention explorer's Python side: stored scores, weights, config and fixture."""
+"""The attention explorer's Python side: stored scores, config, states and fixture."""
 
 import base64
 import json
@@ -7,10 +7,11 @@ import re
 import numpy as np
 import pytest
 
-from booktools.explorer import (
+from booktools.formatting import DECIMALS, fmt
+from booktools.heads import MEAN, head_weights
+from booktools.labs.explorer import (
     DEFAULT,
     GALLERY,
-    MEAN,
     TEMPERATURE,
     VIRIDIS,
     compact_scores,
@@ -22,9 +23,7 @@ from booktools.explorer import (
     explorer_states,
     gallery_entry,
     payload_kb,
-    stored_weights,
 )
-from booktools.numbers import DECIMALS, fmt
 from selfattention import softmax
 
 TOKENS = ["[CLS]", "the", "cat", "sat", "[SEP]"]
@@ -85,53 +84,6 @@ def test_decode_scores_explains_bad_text():
         decode_scores("not base64!", (1, 1, 1, 1))
     with pytest.raises(ValueError, match="holds 1 float16 numbers but shape"):
         decode_scores(encode_scores(np.zeros((1, 1, 1, 1))), (1, 1, 2, 2))
-
-
-# ---------------------------------------------------------------------------
-# Weights
-# ---------------------------------------------------------------------------
-
-
-def test_stored_weights_is_the_softmax_of_one_head():
-    stored = compact_scores(random_scores())
-    w = stored_weights(stored, 2, 1)
-    np.testing.assert_array_equal(w, softmax(stored[2, 1].astype(np.float64)))
-    np.testing.assert_allclose(w.sum(axis=-1), 1.0, atol=1e-12)
-
-
-def test_temperature_divides_the_scores():
-    stored = compact_scores(random_scores())
-    for t in (0.25, 0.5, 2.0, 4.0):
-        np.testing.assert_allclose(stored_weights(stored, 0, 3, t),
-                                   softmax(stored[0, 3].astype(np.float64) / t), rtol=1e-12)
-    sharp, soft = stored_weights(stored, 0, 0, 0.25), stored_weights(stored, 0, 0, 4.0)
-    assert (sharp.max(axis=-1) > soft.max(axis=-1)).all()  # a small T sharpens every row
-    np.testing.assert_allclose(stored_weights(stored, 0, 0, 1e9), 1 / len(TOKENS), atol=1e-6)
-
-
-def test_average_of_heads_is_the_mean_of_the_softmaxes_not_the_softmax_of_the_mean():
-    stored = compact_scores(random_scores())
-    for t in (1.0, 2.0):
-        heads = [stored_weights(stored, 1, h, t) for h in range(stored.shape[1])]
-        np.testing.assert_allclose(stored_weights(stored, 1, MEAN, t), np.mean(heads, axis=0),
-                                   rtol=1e-12)
-    assert not np.allclose(stored_weights(stored, 1, MEAN),
-                           softmax(stored[1].astype(np.float64).mean(axis=0)), atol=1e-3)
-
-
-@pytest.mark.parametrize("layer, head, t, message", [
-    (3, 0, 1.0, "layer must be 0..2"),
-    (-1, 0, 1.0, "layer must be 0..2"),
-    (True, 0, 1.0, "layer must be 0..2"),
-    (0, 4, 1.0, "head must be 0..3 or 'mean'"),
-    (0, "all", 1.0, "head must be 0..3 or 'mean'"),
-    (0, 0, 0.0, "temperature must be a positive number"),
-    (0, 0, float("inf"), "temperature must be a positive number"),
-    (0, 0, True, "temperature must be a positive number"),
-])
-def test_stored_weights_rejects_out_of_range_choices(layer, head, t, message):
-    with pytest.raises(ValueError, match=message):
-        stored_weights(compact_scores(random_scores()), layer, head, t)
 
 
 # ---------------------------------------------------------------------------
@@ -239,8 +191,8 @@ def test_state_numbers_are_the_package_weights_of_the_stored_scores():
     for s in explorer_states(config):
         a = s["action"]
         e = config["sentences"][a["sentence"]]
-        w = stored_weights(decode_scores(e["scores"], e["shape"]), a["layer"], a["head"],
-                           a["temperature"])
+        w = head_weights(decode_scores(e["scores"], e["shape"]), a["layer"], a["head"],
+                         temperature=a["temperature"])
         assert s["matrix"] == [[fmt(v, DECIMALS["weights"]) for v in row] for row in w], s["name"]
         assert s["strip"] == s["matrix"][s["row"]]
         assert len(s["matrix"]) == len(e["tokens"])
@@ -251,14 +203,12 @@ def test_states_need_three_sentences():
         explorer_states(explorer_config(entries(2), layer=0))
 
 
-def test_fixture_names_its_lab_and_holds_the_states():
+def test_fixture_holds_the_tokens_and_the_states_of_its_config():
     config = explorer_config(entries(), layer=1)
-    markup = explorer_fixture(config, lab_id="lab-1").markup
-    assert markup.startswith('<script type="application/json" class="sa-fixture" data-for="lab-1">')
-    data = _json_block(markup, "sa-fixture")
-    assert data["lab"] == "lab-1"
+    data = explorer_fixture(config)
     assert data["tokens"] == [TOKENS] * 4
     assert data["states"] == explorer_states(config)
+    assert "sa-fixture" not in explorer_lab(config).markup  # nothing for the tests in the page
 
 
 # ---------------------------------------------------------------------------

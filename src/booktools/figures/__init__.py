@@ -1,0 +1,14 @@
+"""The book's figures, one module per subject. Each ``plot_...`` returns a Figure.
+
+==================================================  ==========================================
+module                                              figures
+==================================================  ==========================================
+:mod:`~booktools.figures.plane`                     words as points in the plane
+:mod:`~booktools.figures.referents`                 which word a pronoun looks at, per head
+:mod:`~booktools.figures.heatmaps`                  attention weights as heatmaps
+:mod:`~booktools.figures.cost`                      cost against n, on log-log axes
+:mod:`~booktools.figures.masks`                     attention masks
+:mod:`~booktools.figures.online_softmax`            the online softmax, block by block
+:mod:`~booktools.figures.base`                      what they share: start, finish, PNG
+==================================================  ==========================================
+"""

@@ -1,0 +1,64 @@
+"""The book's interactive labs: one module per JavaScript lab.
+
+Each module builds its lab's configuration (from the package's numbers) and
+the element a page emits, and computes the lab's test states from that
+configuration. ``_static/sa/labs/NAME.js`` draws lab ``NAME``; the browser
+tests read the configuration from the built page and compare the lab with
+:func:`fixture` of it.
+
+======================  ==============================================
+lab (``data-lab``)      module
+======================  ==============================================
+``weighted-average``    :mod:`booktools.labs.weighted_average`
+``explorer``            :mod:`booktools.labs.explorer`
+``grid``                :mod:`booktools.labs.grid`
+======================  ==============================================
+"""
+
+from __future__ import annotations
+
+from . import explorer, grid, weighted_average
+
+#: Each lab's name (its ``data-lab`` and JavaScript module) and its fixture builder.
+FIXTURES = {
+    "weighted-average": weighted_average.weighted_average_fixture,
+    "explorer": explorer.explorer_fixture,
+    "grid": grid.grid_fixture,
+}
+
+
+def fixture(name: str, config: dict) -> dict:
+    """The package's values for the test states of lab ``name`` configured by ``config``.
+
+    Parameters
+    ----------
+    name : str
+        The lab's name, a key of :data:`FIXTURES`.
+    config : dict
+        The lab's configuration, as the page holds it.
+
+    Returns
+    -------
+    dict
+        The lab's fixture: ``states`` and what else its tests need.
+
+    Raises
+    ------
+    ValueError
+        If there is no lab ``name``.
+
+    Examples
+    --------
+    >>> fixture("grid", grid.grid_config())["states"][0]["count"]
+    '64'
+    >>> fixture("slider", {})
+    Traceback (most recent call last):
+    ...
+    ValueError: no lab 'slider'; the labs are ['weighted-average', 'explorer', 'grid']
+    """
+    if name not in FIXTURES:
+        raise ValueError(f"no lab {name!r}; the labs are {list(FIXTURES)}")
+    return FIXTURES[name](config)
+
+
+__all__ = ["FIXTURES", "explorer", "fixture", "grid", "weighted_average"]

@@ -1,0 +1,98 @@
+"""Every figure keeps the book's rule: its text is at least 11 px as a phone shows it.
+
+Each figure is drawn with inputs of the book's own sizes, written to PNG as
+the book writes it, and measured: its smallest text (recorded in the PNG by
+``booktools.figures.base.png``) scaled to the phone's text column. The
+browser test (``tests/browser/test_figures.py``) measures the built book.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import selfattention as sa
+from booktools.figures.base import SMALLEST_TEXT_KEY, finish, png, smallest_text_pt, subplots
+from booktools.figures.cost import plot_mask_costs, plot_measurements
+from booktools.figures.heatmaps import plot_attention, plot_layer_means
+from booktools.figures.masks import plot_masks
+from booktools.figures.online_softmax import plot_online_softmax
+from booktools.figures.plane import plot_weighted_mix, plot_words
+from booktools.figures.referents import plot_referent_heads
+from booktools.style import MAX_WIDTH_IN, PHONE_COLUMN_PX, SMALLEST_TEXT_PT
+from selfattention.cost import Measurement
+
+WIDE = ["[CLS]", "the", "animal", "didn", "'", "t", "cross", "the", "street", "because", "it", "was", "too",
+        "wide", ".", "[SEP]"]
+RIVER = ["[CLS]", "we", "sat", "on", "the", "bank", "of", "the", "river", ".", "[SEP]"]
+RNG = np.random.default_rng(0)
+
+
+def _softmax_stack(shape):
+    return sa.softmax(RNG.normal(0, 3, size=shape))
+
+
+def _figures():
+    x = sa.three_words()
+    _, w = sa.scaled_dot_product_attention(x, x, x, return_weights=True)
+    ns = [256, 512, 1024, 2048, 4096]
+    q, k, v = RNG.standard_normal((1, 8)), RNG.standard_normal((16, 8)), RNG.standard_normal((16, 2))
+    steps = sa.online_softmax_trace(q, k, v, block_size=4)
+    n = 16
+    masks = {"full causal": sa.causal_mask(n), "sliding window, w = 3": sa.sliding_window_mask(n, 3),
+             "strided, stride = 4": sa.strided_mask(n, 4)}
+    cost_ns = [64, 128, 256, 512, 1024, 2048]
+    return {
+        "words": lambda: plot_words(x, sa.WORDS),
+        "weighted mix": lambda: plot_weighted_mix(x, w, sa.WORDS, 0),
+        "referent heads": lambda: plot_referent_heads(
+            RNG.uniform(0, 0.7, (6, 12, 2)), RNG.uniform(0, 0.7, (6, 12, 2)),
+            sentences=["... because it was too tired", "... because it was too wide"],
+            targets=["animal", "street"], highlight=[(4, 0)], against=[(3, 10), (5, 10)]),
+        "layer means": lambda: plot_layer_means(_softmax_stack((6, 12, 11, 11)), RIVER),
+        "one head": lambda: plot_attention(_softmax_stack((16, 16)), WIDE, "layer 4, head 0"),
+        "measurements": lambda: plot_measurements([Measurement(m, m * m * 1e-8, m * m * 4) for m in ns],
+                                                  [Measurement(m, m * m * 2e-8, m * 4096) for m in ns]),
+        "online softmax": lambda: plot_online_softmax(steps, sa.attention_scores(q, k),
+                                                      sa.scaled_dot_product_attention(q, k, v)),
+        "masks": lambda: plot_masks(masks, row=10, blocked={"sliding window, w = 3": 6, "strided, stride = 4": 5}),
+        "mask costs": lambda: plot_mask_costs(cost_ns, {"full causal": [m * (m + 1) // 2 for m in cost_ns],
+                                                        "sliding window, w = 32": [33 * m for m in cost_ns],
+                                                        "strided, stride = √n": [m * 40 for m in cost_ns]}),
+    }
+
+
+@pytest.mark.parametrize("name", list(_figures()))
+def test_figure_text_is_at_least_11_px_on_a_phone(name):
+    fig = _figures()[name]()
+    assert smallest_text_pt(fig) >= SMALLEST_TEXT_PT
+    assert fig.get_figwidth() <= MAX_WIDTH_IN + 1e-9
+    with Image.open(io.BytesIO(png(fig))) as im:
+        px = float(im.text[SMALLEST_TEXT_KEY])
+        shown = px * min(1.0, PHONE_COLUMN_PX / im.width)
+        assert shown >= 11, f"{name}: {px:.1f} px text in a {im.width} px PNG shows at {shown:.1f} px"
+        assert im.mode in ("RGB", "RGBA") and im.getchannel(0).getextrema() != (0, 0)
+
+
+def test_smallest_text_sees_every_kind_of_text():
+    fig, ax = subplots(figsize=(3, 3))
+    ax.plot([0, 1], [0, 1], label="line")
+    ax.legend(fontsize=9.5)
+    assert smallest_text_pt(fig) == 9.5  # a legend counts
+    ax.legend(fontsize=14)
+    ax.annotate("note", (0.5, 0.5), fontsize=8)
+    assert smallest_text_pt(fig) == 8  # an annotation counts
+    ax.texts[-1].set_visible(False)
+    assert smallest_text_pt(fig) == SMALLEST_TEXT_PT  # then the tick labels are the smallest
+    finish(fig)
+
+
+def test_png_records_the_smallest_text_in_pixels_of_the_png():
+    fig, ax = subplots(figsize=(2, 2))
+    ax.set_title("t", fontsize=18)
+    with Image.open(io.BytesIO(png(fig, dpi=144))) as im:
+        assert float(im.text[SMALLEST_TEXT_KEY]) == pytest.approx(SMALLEST_TEXT_PT * 144 / 72, abs=0.01)
+    finish(fig)
