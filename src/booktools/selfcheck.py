@@ -17,8 +17,8 @@ import math
 import re
 from collections.abc import Sequence
 
-from .html import HTMLBlock, esc, json_data
 from .formatting import fmt
+from .html import HTMLBlock, esc, json_data
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _KIND_LABEL = {

@@ -38,5 +38,5 @@ def test_the_javascript_mirror_uses_the_same_rules():
     from pathlib import Path
 
     js = (Path(__file__).resolve().parents[2] / "book" / "_static" / "sa" / "format.js").read_text()
-    assert "toFixed(decimals)" in js and 'replace(/^-/, "")' in js  # fmt
+    assert "toFixed(decimals)" in js and 'replace(/^-/, "")' in js  # fmt (tested in tests/browser/test_lab_maths.py)
     assert "export function formatCount" in js  # format_count

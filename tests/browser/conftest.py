@@ -65,17 +65,28 @@ def page(browser, site_url):
     context.close()
 
 
-def read_fixture(built_book: Path, page_path: str, lab_id: str) -> dict:
-    """The package's values for a lab, written into its page at build time."""
+def read_config(built_book: Path, page_path: str, lab_id: str) -> dict:
+    """The configuration of lab ``lab_id`` as its built page holds it (public data)."""
     import json
     import re
 
     html = (built_book / page_path).read_text(encoding="utf-8")
     found = re.search(
-        rf'<script type="application/json" class="sa-fixture" data-for="{re.escape(lab_id)}">(.*?)</script>',
-        html, re.S)
-    assert found, f"{page_path} has no fixture for the lab {lab_id}"
+        rf'<div class="sa-lab" data-lab="[a-z0-9-]+" id="{re.escape(lab_id)}">'
+        r'<script type="application/json" class="sa-lab-config">(.*?)</script>', html, re.S)
+    assert found, f"{page_path} has no lab {lab_id}"
     return json.loads(found.group(1).replace("<\\/", "</"))
+
+
+def lab_fixture(built_book: Path, page_path: str, lab_id: str, name: str) -> dict:
+    """The package's values for the lab's test states, computed here from the page's own config.
+
+    Nothing for the tests ships in the public page: the tests call
+    ``booktools.labs.fixture`` on the configuration the lab itself reads.
+    """
+    from booktools.labs import fixture
+
+    return fixture(name, read_config(built_book, page_path, lab_id))
 
 
 def open_lab_page(browser, site_url: str, page_path: str, ready: str, **context_options):

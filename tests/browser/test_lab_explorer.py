@@ -1,9 +1,10 @@
 """The attention explorer shows the package's numbers in every test state.
 
-The expected numbers come from the fixture that the page itself emits
-(``booktools.explorer.explorer_fixture``): the package's softmax of the very
-scores stored in the page, so the lab's JavaScript is checked against NumPy
-cell by cell, as formatted strings.
+The expected numbers are computed here, by the package, from the lab's own
+configuration in the built page (``booktools.labs.explorer``): the package's
+softmax of the very scores stored in the page, so the lab's JavaScript is
+checked against NumPy cell by cell, as formatted strings. The page ships no
+test data.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 
 import pytest
 
-from tests.browser.conftest import open_lab_page, read_fixture
+from tests.browser.conftest import lab_fixture, open_lab_page
 
 pytestmark = pytest.mark.browser
 
@@ -31,7 +32,7 @@ READ = """root => ({
 
 @pytest.fixture(scope="module")
 def fixture(built_book) -> dict:
-    return read_fixture(built_book, PAGE, "explorer-lab")
+    return lab_fixture(built_book, PAGE, "explorer-lab", "explorer")
 
 
 @pytest.fixture(scope="module")

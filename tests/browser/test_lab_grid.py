@@ -1,8 +1,9 @@
 """The "grid" lab shows the package's count of comparisons for every n it reaches.
 
-The expected counts come from the fixture that the page itself emits
-(``booktools.gridlab.grid_fixture``, from ``selfattention.cost.score_count``),
-so the lab's JavaScript is checked against the NumPy package, as formatted
+The expected counts are computed here from the lab's own configuration in
+the built page (``booktools.labs.grid``, from ``selfattention.cost.score_count``;
+the page ships no test data), so the lab's JavaScript is checked against the
+NumPy package, as formatted
 strings, for n set with the keyboard, set directly (fill), dragged with the
 mouse, and doubled or halved with the buttons.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import open_lab_page, read_fixture
+from tests.browser.conftest import lab_fixture, open_lab_page
 
 pytestmark = pytest.mark.browser
 
@@ -21,7 +22,7 @@ LAB = "#grid-lab"
 
 @pytest.fixture(scope="module")
 def fixture(built_book) -> dict:
-    return read_fixture(built_book, PAGE, "grid-lab")
+    return lab_fixture(built_book, PAGE, "grid-lab", "grid")
 
 
 @pytest.fixture(scope="module")

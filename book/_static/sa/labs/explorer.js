@@ -1,53 +1,14 @@
 // Lab "attention explorer" (chapter "Attention in a real model"): the
 // attention weights of all-MiniLM-L6-v2 for a gallery of sentences. The page
 // stores each sentence's pre-softmax scores (each row minus its maximum, as
-// float16, base64); this module recomputes softmax(scores / T) for the chosen
-// layer and head, or the mean of the layer's per-head softmaxes. The browser
-// tests compare what it shows with booktools.explorer's numbers for the same
-// stored scores. Everything lives inside mount(): no globals.
+// float16, base64; booktools.labs.explorer). The state and its maths live in
+// explorer-state.js and ../maths.js; this module is the view: it draws the
+// state and turns choosers, pointer and keys into state changes. The browser
+// tests compare what it shows with the package's numbers for the same stored
+// scores. Everything lives inside mount(): no globals.
 import { h, loadStylesheet } from "../dom.js";
 import { fmt } from "../format.js";
-
-// IEEE 754 half precision -> double (exact).
-function halfToNumber(bits) {
-  const sign = bits & 0x8000 ? -1 : 1;
-  const exp = (bits >> 10) & 0x1f;
-  const frac = bits & 0x3ff;
-  if (exp === 0) return sign * frac * 2 ** -24;
-  if (exp === 31) return frac ? NaN : sign * Infinity;
-  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
-}
-
-// Base64 of little-endian float16 numbers -> Float64Array.
-function decodeScores(text) {
-  const bin = atob(text);
-  const view = new DataView(new ArrayBuffer(bin.length));
-  for (let i = 0; i < bin.length; i++) view.setUint8(i, bin.charCodeAt(i));
-  const out = new Float64Array(bin.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = halfToNumber(view.getUint16(2 * i, true));
-  return out;
-}
-
-// softmax(scores / T) of one head's (L, L) block starting at `offset`.
-function softmaxRows(scores, offset, L, T) {
-  const rows = [];
-  for (let i = 0; i < L; i++) {
-    const base = offset + i * L;
-    const x = new Array(L);
-    let peak = -Infinity;
-    for (let j = 0; j < L; j++) {
-      x[j] = scores[base + j] / T;
-      if (x[j] > peak) peak = x[j];
-    }
-    let total = 0;
-    for (let j = 0; j < L; j++) {
-      x[j] = Math.exp(x[j] - peak);
-      total += x[j];
-    }
-    rows.push(x.map((v) => v / total));
-  }
-  return rows;
-}
+import { createState } from "./explorer-state.js";
 
 // Interpolated colour of a weight in [0, 1] along the colour stops.
 function colourOf(stops, w) {
@@ -77,37 +38,15 @@ const hexToRgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)
 const quote = (t) => `“${t}”`;
 
 export function mount(root, config) {
+  loadStylesheet(new URL("./panel.css", import.meta.url));
   loadStylesheet(new URL("./explorer.css", import.meta.url));
   const { sentences, layers, heads, decimals, mean } = config;
   const temp = config.temperature;
   const stops = config.colours.map(hexToRgb);
   const id = root.id || "sa-explorer";
-  const cache = new Map(); // sentence index -> Float64Array of its scores
-  const state = {
-    sentence: config.start.sentence, layer: config.start.layer, head: String(config.start.head),
-    T: temp.value, locked: null, pointer: null, focused: null, w: null,
-  };
-
-  const scoresOf = (s) => {
-    if (!cache.has(s)) cache.set(s, decodeScores(sentences[s].scores));
-    return cache.get(s);
-  };
-  const tokens = () => sentences[state.sentence].tokens;
-  const headName = () => (state.head === mean ? `average of ${heads} heads` : `head ${state.head}`);
-  const shownRow = () => [state.locked, state.pointer, state.focused, sentences[state.sentence].focus]
-    .find((v) => v !== null && v !== undefined);
-
-  function weights() {
-    const L = tokens().length;
-    const sc = scoresOf(state.sentence);
-    const block = (hd) => ((state.layer * heads + hd) * L * L);
-    if (state.head !== mean) return softmaxRows(sc, block(Number(state.head)), L, state.T);
-    const acc = Array.from({ length: L }, () => new Array(L).fill(0));
-    for (let hd = 0; hd < heads; hd++) {
-      softmaxRows(sc, block(hd), L, state.T).forEach((row, i) => row.forEach((v, j) => { acc[i][j] += v; }));
-    }
-    return acc.map((row) => row.map((v) => v / heads));
-  }
+  const lab = createState(config);
+  const { state } = lab;
+  const headName = () => (lab.isMean() ? `average of ${heads} heads` : `head ${state.head}`);
 
   // --- Controls.
   const select = (cls, label, options) => {
@@ -127,7 +66,7 @@ export function mount(root, config) {
   });
   const tempOut = h("output", { class: "sa-ex-temp-value", for: slider.id }, fmt(temp.value, 2));
   const reset = h("button", { type: "button", "data-action": "reset" }, "reset");
-  const controls = h("div", { class: "sa-ex-controls" },
+  const controls = h("div", { class: "sa-panel-controls sa-ex-controls" },
     h("div", { class: "sa-ex-group sa-ex-group-sentence" }, sentenceLabel, sentenceSel),
     h("div", { class: "sa-ex-group" }, layerLabel, layerSel),
     h("div", { class: "sa-ex-group" }, headLabel, headSel),
@@ -137,7 +76,7 @@ export function mount(root, config) {
 
   // --- The token strip: the shown row, as the sentence itself.
   const hintId = `${id}-hint`;
-  const hint = h("p", { class: "sa-ex-hint", id: hintId },
+  const hint = h("p", { class: "sa-panel-hint sa-ex-hint", id: hintId },
     "Point at a token, or reach it with Tab, to see its row: the weights it gives to every token. ",
     "Click it (or press Enter) to lock that row; press Escape or “unlock” to let it follow again.");
   const stripTitle = h("p", { class: "sa-ex-strip-title" });
@@ -147,9 +86,8 @@ export function mount(root, config) {
   const lockBar = h("div", { class: "sa-ex-lockbar" }, lockText, unlock);
 
   // --- The colour scale, labelled 0 to 1.
-  const gradient = `linear-gradient(to right, ${config.colours.join(", ")})`;
   const bar = h("span", { class: "sa-ex-scale-bar", "aria-hidden": "true" });
-  bar.style.backgroundImage = gradient;
+  bar.style.backgroundImage = `linear-gradient(to right, ${config.colours.join(", ")})`;
   const scale = h("div", { class: "sa-ex-scale" },
     h("span", { class: "sa-ex-scale-label" }, "weight"),
     h("span", { class: "sa-ex-scale-end" }, fmt(0, 0)), bar, h("span", { class: "sa-ex-scale-end" }, fmt(1, 0)),
@@ -162,29 +100,23 @@ export function mount(root, config) {
   const wrap = h("div", { class: "sa-ex-grid-wrap", tabindex: "0", role: "region",
     "aria-labelledby": caption.id }, table);
 
-  const status = h("p", { class: "sa-ex-status", role: "status", "aria-live": "polite" });
+  const status = h("p", { class: "sa-panel-status sa-ex-status", role: "status", "aria-live": "polite" });
   root.querySelector(".sa-lab-fallback")?.remove();
-  root.append(h("div", { class: "sa-ex" }, controls, hint, stripTitle, strip, lockBar, scale, caption, wrap,
-    status));
+  root.append(h("div", { class: "sa-panel sa-ex" }, controls, hint, stripTitle, strip, lockBar, scale, caption,
+    wrap, status));
 
   const say = (text) => { status.textContent = text; };
 
   // --- Token interactions, shared by the strip and the heatmap's row labels.
   function wireToken(btn, i) {
-    btn.addEventListener("pointerenter", () => { state.pointer = i; showRow(); });
-    btn.addEventListener("pointerleave", () => { if (state.pointer === i) state.pointer = null; showRow(); });
-    btn.addEventListener("focus", () => { state.focused = i; showRow(); if (state.locked === null) sayRow(); });
-    btn.addEventListener("blur", () => { if (state.focused === i) state.focused = null; showRow(); });
+    btn.addEventListener("pointerenter", () => { lab.point(i); showRow(); });
+    btn.addEventListener("pointerleave", () => { lab.unpoint(i); showRow(); });
+    btn.addEventListener("focus", () => { lab.focus(i); showRow(); if (state.locked === null) say(rowSentence()); });
+    btn.addEventListener("blur", () => { lab.blur(i); showRow(); });
     btn.addEventListener("click", () => {
-      if (state.locked === i) {
-        state.locked = null;
-        showRow();
-        say(`Unlocked. ${rowSentence()}`);
-      } else {
-        state.locked = i;
-        showRow();
-        say(`Locked the row of ${quote(tokens()[i])}. ${rowSentence()}`);
-      }
+      const locked = lab.toggleLock(i);
+      showRow();
+      say(locked ? `Locked the row of ${quote(lab.tokens()[i])}. ${rowSentence()}` : `Unlocked. ${rowSentence()}`);
     });
   }
 
@@ -193,7 +125,7 @@ export function mount(root, config) {
   let cells = [];
 
   function buildSentence() {
-    const toks = tokens();
+    const toks = lab.tokens();
     stripButtons = toks.map((t, i) => {
       const btn = h("button", { type: "button", class: "sa-ex-token", "data-i": i },
         h("span", { class: "sa-ex-tok" }, t), " ", h("span", { class: "sa-ex-w" }, ""));
@@ -223,8 +155,7 @@ export function mount(root, config) {
   }
 
   function render() {
-    state.w = weights();
-    const toks = tokens();
+    const toks = lab.tokens();
     cells.forEach((row, i) => row.forEach((td, j) => {
       const w = state.w[i][j];
       td.textContent = fmt(w, decimals);
@@ -240,8 +171,8 @@ export function mount(root, config) {
   }
 
   function showRow() {
-    const r = shownRow();
-    const toks = tokens();
+    const r = lab.shownRow();
+    const toks = lab.tokens();
     const row = state.w[r];
     stripButtons.forEach((btn, j) => {
       btn.querySelector(".sa-ex-w").textContent = fmt(row[j], decimals);
@@ -265,55 +196,44 @@ export function mount(root, config) {
 
   // "“it” gives the most weight to [CLS] 0.512, street 0.188 and the 0.050."
   function rowSentence() {
-    const r = shownRow();
-    const toks = tokens();
-    const top = state.w[r].map((w, j) => [w, j]).sort((a, b) => b[0] - a[0] || a[1] - b[1]).slice(0, 3);
-    const parts = top.map(([w, j]) => `${toks[j]} ${fmt(w, decimals)}`);
-    return `${quote(toks[r])} gives the most weight to ${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}.`;
+    const toks = lab.tokens();
+    const parts = lab.top().map(([w, j]) => `${toks[j]} ${fmt(w, decimals)}`);
+    return `${quote(toks[lab.shownRow()])} gives the most weight to ${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}.`;
   }
-  const sayRow = () => say(rowSentence());
   const sayView = () => say(`Layer ${state.layer}, ${headName()}, temperature ${fmt(state.T, 2)}. ${rowSentence()}`);
+  const sayUnlocked = () => {
+    lab.unlock();
+    showRow();
+    say(`Unlocked. ${rowSentence()}`);
+  };
 
   // --- Choosers, slider, buttons.
-  function setSentence(s) {
-    state.sentence = s;
-    state.locked = state.pointer = state.focused = null;
-    buildSentence();
-  }
   sentenceSel.addEventListener("change", () => {
-    setSentence(Number(sentenceSel.value));
+    lab.setSentence(Number(sentenceSel.value));
+    buildSentence();
     render();
-    say(`${sentences[state.sentence].text} ${tokens().length} tokens. ${rowSentence()}`);
+    say(`${sentences[state.sentence].text} ${lab.tokens().length} tokens. ${rowSentence()}`);
   });
-  layerSel.addEventListener("change", () => { state.layer = Number(layerSel.value); render(); sayView(); });
-  headSel.addEventListener("change", () => { state.head = headSel.value; render(); sayView(); });
+  layerSel.addEventListener("change", () => { lab.setLayer(Number(layerSel.value)); render(); sayView(); });
+  headSel.addEventListener("change", () => { lab.setHead(headSel.value); render(); sayView(); });
   slider.addEventListener("input", () => {
-    state.T = Number(slider.value);
+    lab.setTemperature(Number(slider.value));
     tempOut.textContent = fmt(state.T, 2);
     render();
   });
   slider.addEventListener("change", sayView);
-  unlock.addEventListener("click", () => {
-    state.locked = null;
-    showRow();
-    say(`Unlocked. ${rowSentence()}`);
-  });
+  unlock.addEventListener("click", sayUnlocked);
   root.addEventListener("keydown", (ev) => {
-    if (ev.key !== "Escape" || state.locked === null) return;
-    state.locked = null;
-    showRow();
-    say(`Unlocked. ${rowSentence()}`);
+    if (ev.key === "Escape" && state.locked !== null) sayUnlocked();
   });
   reset.addEventListener("click", () => {
-    state.layer = config.start.layer;
-    state.head = String(config.start.head);
-    state.T = temp.value;
-    sentenceSel.value = String(config.start.sentence);
+    lab.reset();
+    sentenceSel.value = String(state.sentence);
     layerSel.value = String(state.layer);
     headSel.value = state.head;
-    slider.value = String(temp.value);
-    tempOut.textContent = fmt(temp.value, 2);
-    setSentence(config.start.sentence);
+    slider.value = String(state.T);
+    tempOut.textContent = fmt(state.T, 2);
+    buildSentence();
     render();
     say(`Back to the start. ${rowSentence()}`);
   });
@@ -321,6 +241,6 @@ export function mount(root, config) {
   sentenceSel.value = String(state.sentence);
   layerSel.value = String(state.layer);
   headSel.value = state.head;
-  setSentence(state.sentence);
+  buildSentence();
   render();
 }

@@ -1,23 +1,18 @@
 // Lab "grid" (chapter "The cost of full context"): a slider sets the number
 // of tokens n and the lab draws the n x n grid of comparisons, one square per
 // score, with their count n * n. The page computes the config with
-// booktools.gridlab; the browser tests compare every count with the package's
-// score_count. Everything lives inside mount(): no globals.
+// booktools.labs.grid; the browser tests compare every count with the
+// package's score_count. The state is one number, n: no separate state
+// module. Everything lives inside mount(): no globals.
 import { h, loadStylesheet, s } from "../dom.js";
+import { formatCount } from "../format.js";
+import { scoreCount } from "../maths.js";
 
 const SIZE = 320; // side of the square viewBox
 const PAD = 24; // room for the axis labels (top and left)
 
-// Whole numbers with commas between thousands, as the book's prose writes them
-// (booktools.gridlab.format_count: Python's f"{n:,}").
-export function formatCount(count) {
-  return String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
-
-// The maths of selfattention.cost.score_count: one score per (query, key) pair.
-const scoreCount = (n) => n * n;
-
 export function mount(root, config) {
+  loadStylesheet(new URL("./panel.css", import.meta.url));
   loadStylesheet(new URL("./grid.css", import.meta.url));
   const { min, max, step } = config;
   const id = root.id || "sa-grid";
@@ -30,9 +25,9 @@ export function mount(root, config) {
   const shown = h("output", { for: slider.id, class: "sa-grid-n" });
   const halve = h("button", { type: "button", "data-action": "halve" }, "halve n");
   const double = h("button", { type: "button", "data-action": "double" }, "double n");
-  const controls = h("div", { class: "sa-grid-controls" },
+  const controls = h("div", { class: "sa-panel-controls sa-grid-controls" },
     h("label", { for: slider.id }, "Tokens n"), slider, shown,
-    h("div", { class: "sa-grid-buttons", role: "group", "aria-label": "Change n by a factor of 2" }, halve, double));
+    h("div", { class: "sa-panel-buttons", role: "group", "aria-label": "Change n by a factor of 2" }, halve, double));
 
   // --- The grid: one square per comparison, the top-left quarter shaded.
   const area = SIZE - PAD;
@@ -53,13 +48,13 @@ export function mount(root, config) {
   const count = h("strong", { class: "sa-grid-count", "data-count": "" });
   const total = h("p", { class: "sa-grid-total" }, formula, count, " comparisons");
   const half = h("p", { class: "sa-grid-half" });
-  const status = h("p", { class: "sa-grid-status", role: "status", "aria-live": "polite" });
-  const hint = h("p", { class: "sa-grid-hint" },
+  const status = h("p", { class: "sa-panel-status sa-grid-status", role: "status", "aria-live": "polite" });
+  const hint = h("p", { class: "sa-panel-hint sa-grid-hint" },
     "Drag the slider, or focus it and use the arrow keys (Home and End jump to the ends).");
   root.querySelector(".sa-lab-fallback")?.remove();
-  root.append(h("div", { class: "sa-grid" }, controls,
-    h("div", { class: "sa-grid-body" }, h("div", { class: "sa-grid-plane" }, svg),
-      h("div", { class: "sa-grid-side" }, total, half, status, hint))));
+  root.append(h("div", { class: "sa-panel sa-grid" }, controls,
+    h("div", { class: "sa-panel-body" }, h("div", { class: "sa-grid-plane" }, svg),
+      h("div", { class: "sa-panel-side sa-grid-side" }, total, half, status, hint))));
 
   const canHalve = (n) => n % 2 === 0 && n / 2 >= min;
   const canDouble = (n) => 2 * n <= max;

@@ -1,9 +1,12 @@
-// Lab "weighted average" (chapter 3): move the words in the plane and watch
-// X -> scores -> weights -> output update. The page computes the config with
-// booktools.labs; the browser tests compare every table cell with the
-// package's numbers. Everything lives inside mount(): no globals.
+// Lab "weighted average" (chapter "A weighted average"): move the words in
+// the plane and watch X -> scores -> weights -> output update. The page
+// computes the config with booktools.labs.weighted_average; the state and
+// its maths live in weighted-average-state.js and ../maths.js; this module
+// is the view: it draws the state and turns pointer, touch and keys into
+// state changes. Everything lives inside mount(): no globals.
 import { h, loadStylesheet, s } from "../dom.js";
 import { fmt } from "../format.js";
+import { createState } from "./weighted-average-state.js";
 
 const SIZE = 340; // side of the square viewBox
 const PAD = 26; // room for the tick labels
@@ -13,24 +16,9 @@ const MARKS = {
   triangle: "M 0 -6.5 L 6 4 L -6 4 Z",
 };
 const GLYPHS = { circle: "●", square: "■", triangle: "▲" };
-const KEYS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
 const LABEL_DY = [-11, 4, 19]; // label offsets: words on the same spot stay readable
-
-// The maths of selfattention: scores = X X^T * scale, softmax of each row,
-// output = weights X.
-function attend(x, dK, scaled) {
-  const scale = scaled ? 1 / Math.sqrt(dK) : 1;
-  const dot = (a, b) => a.reduce((t, v, c) => t + v * b[c], 0);
-  const scores = x.map((a) => x.map((b) => dot(a, b) * scale));
-  const weights = scores.map((row) => {
-    const peak = Math.max(...row);
-    const e = row.map((v) => Math.exp(v - peak));
-    const total = e.reduce((t, v) => t + v, 0);
-    return e.map((v) => v / total);
-  });
-  const output = weights.map((w) => x[0].map((_, c) => w.reduce((t, wj, j) => t + wj * x[j][c], 0)));
-  return { x, scores, weights, output };
-}
+const GRAB_PX = { mouse: 16, pen: 16, touch: 26 }; // how near a point a press must land, in CSS px
+const LOOK_PROMPT = "Point at a weight, or focus it, to see who looks at whom.";
 
 function star(r) {
   const pts = [];
@@ -43,17 +31,17 @@ function star(r) {
 }
 
 export function mount(root, config) {
+  loadStylesheet(new URL("./panel.css", import.meta.url));
   loadStylesheet(new URL("./weighted-average.css", import.meta.url));
-  const { words, decimals, step, colours, shapes, presets } = config;
+  const { words, decimals, colours, shapes, presets } = config;
   const [lo, hi] = config.limits;
   const id = root.id || "sa-wa";
-  const places = (String(step).split(".")[1] || "").length;
-  const state = { x: config.x.map((p) => [...p]), scaled: true, mix: 0, look: null, r: null };
+  const lab = createState(config);
+  const { state } = lab;
 
   const span = SIZE - 2 * PAD;
   const px = (v) => PAD + ((v - lo) / (hi - lo)) * span;
   const py = (v) => PAD + ((hi - v) / (hi - lo)) * span;
-  const snap = (v) => Math.min(hi, Math.max(lo, Number((Math.round(v / step) * step).toFixed(places))));
   const pair = (p, d = decimals.x) => p.map((v) => fmt(v, d)).join(", ");
   const glyph = (i) => {
     const g = h("span", { class: "sa-wa-glyph", "aria-hidden": "true" }, GLYPHS[shapes[i]]);
@@ -66,9 +54,9 @@ export function mount(root, config) {
   check.checked = true;
   const presetButtons = presets.map((p) => h("button", { type: "button", "data-preset": p.id }, p.label));
   const reset = h("button", { type: "button", "data-action": "reset" }, "reset");
-  const controls = h("div", { class: "sa-wa-controls" },
+  const controls = h("div", { class: "sa-panel-controls" },
     h("label", { class: "sa-wa-switch" }, check, " divide the scores by √d", h("sub", {}, "k"), ` = √${config.d_k}`),
-    h("div", { class: "sa-wa-buttons", role: "group", "aria-label": "Presets" }, ...presetButtons, reset));
+    h("div", { class: "sa-panel-buttons", role: "group", "aria-label": "Presets" }, ...presetButtons, reset));
 
   // --- The plane: grid, vectors, the chosen word's mix, who-looks-at-whom, points.
   const svg = s("svg", {
@@ -103,50 +91,71 @@ export function mount(root, config) {
       "aria-describedby": hintId, "data-word": i,
     }, s("circle", { r: 16, class: "sa-wa-hit" }), s("circle", { r: 13, class: "sa-wa-halo" }),
     s("circle", { r: 18, class: "sa-wa-focus" }), marker, label);
-    let grab = null; // pointer offset from the point, while dragging
-    g.addEventListener("pointerdown", (ev) => {
-      if (ev.button !== 0) return;
-      ev.preventDefault();
-      g.focus({ preventScroll: true });
-      g.setPointerCapture(ev.pointerId);
-      const p = toData(ev);
-      grab = [state.x[i][0] - p[0], state.x[i][1] - p[1]];
-    });
-    g.addEventListener("pointermove", (ev) => {
-      if (!grab) return;
-      const p = toData(ev);
-      place(i, [p[0] + grab[0], p[1] + grab[1]]);
-    });
-    const drop = () => {
-      if (!grab) return;
-      grab = null;
-      sayMove(i);
-    };
-    g.addEventListener("pointerup", drop);
-    g.addEventListener("pointercancel", drop);
     g.addEventListener("keydown", (ev) => {
-      const dir = KEYS[ev.key];
-      if (!dir || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+      if (ev.altKey || ev.ctrlKey || ev.metaKey || !lab.press(i, ev.key, ev.shiftKey)) return;
       ev.preventDefault();
       ev.stopPropagation();
-      const d = ev.shiftKey ? config.big_step : step;
-      place(i, [state.x[i][0] + dir[0] * d, state.x[i][1] + dir[1] * d]);
+      render();
       sayMove(i);
     });
     return { g, label };
   });
   svg.append(grid, ...rays, mixLayer, lookLine, ...points.map((p) => p.g));
 
-  function toData(ev) {
+  // --- Dragging, by mouse, pen or touch. The SVG itself has touch-action:
+  // none (weighted-average.css), so a finger on the plane moves a word
+  // instead of scrolling the page; the SVG captures the pointer, so the drag
+  // goes on when the finger leaves the point.
+  const toData = (ev) => {
     const p = new DOMPoint(ev.clientX, ev.clientY).matrixTransform(svg.getScreenCTM().inverse());
     return [lo + ((p.x - PAD) / span) * (hi - lo), hi - ((p.y - PAD) / span) * (hi - lo)];
+  };
+  const onScreen = (i) => new DOMPoint(px(state.x[i][0]), py(state.x[i][1])).matrixTransform(svg.getScreenCTM());
+  function nearest(ev) {
+    let best = null;
+    let bestD = GRAB_PX[ev.pointerType] ?? GRAB_PX.mouse;
+    words.forEach((_, i) => {
+      const p = onScreen(i);
+      const d = Math.hypot(p.x - ev.clientX, p.y - ev.clientY);
+      if (d <= bestD) [best, bestD] = [i, d]; // the later word wins a tie: it is drawn on top
+    });
+    return best;
   }
+  let drag = null; // { i, pointer, grab: offset of the pointer from the point }
+  svg.addEventListener("pointerdown", (ev) => {
+    if (ev.pointerType === "mouse" && ev.button !== 0) return;
+    const i = nearest(ev);
+    if (i === null) return;
+    ev.preventDefault();
+    points[i].g.focus({ preventScroll: true });
+    svg.setPointerCapture(ev.pointerId);
+    const p = toData(ev);
+    drag = { i, pointer: ev.pointerId, grab: [state.x[i][0] - p[0], state.x[i][1] - p[1]] };
+    svg.classList.add("is-dragging");
+  });
+  svg.addEventListener("pointermove", (ev) => {
+    if (!drag || ev.pointerId !== drag.pointer) return;
+    const p = toData(ev);
+    lab.place(drag.i, [p[0] + drag.grab[0], p[1] + drag.grab[1]]);
+    render();
+  });
+  const drop = (ev) => {
+    if (!drag || ev.pointerId !== drag.pointer) return;
+    const { i } = drag;
+    drag = null;
+    svg.classList.remove("is-dragging");
+    sayMove(i);
+  };
+  for (const type of ["pointerup", "pointercancel", "lostpointercapture"]) svg.addEventListener(type, drop);
 
-  // --- The chosen word's output as a mix, in words.
+  // --- The side panel: how to use it, the chosen word's output as a mix, who looks at whom.
   const select = h("select", { id: `${id}-mix` }, ...words.map((w, i) => h("option", { value: i }, w)));
+  const mixer = h("p", { class: "sa-wa-mixer" }, h("label", { for: select.id }, "Draw the output of"), select);
   const shares = h("p", { class: "sa-wa-shares" });
   const lookText = h("p", { class: "sa-wa-look-text" });
-  const mixer = h("p", { class: "sa-wa-mixer" }, h("label", { for: select.id }, "Draw the output of "), select);
+  const status = h("p", { class: "sa-panel-status sa-wa-status", role: "status", "aria-live": "polite" });
+  const hint = h("p", { class: "sa-panel-hint sa-wa-hint", id: hintId },
+    "Drag a word, or reach it with Tab and move it with the arrow keys (with Shift: steps of 1).");
 
   // --- The tables: X -> scores -> weights -> output.
   const cols = ["first", "second"];
@@ -170,36 +179,27 @@ export function mount(root, config) {
   const scoresCaption = tables[1].querySelector("caption");
   for (const td of cells.weights.flat()) {
     td.tabIndex = 0;
-    const on = () => look([Number(td.dataset.r), Number(td.dataset.c)]);
-    const off = () => look(null);
+    const on = () => { lab.setLook([Number(td.dataset.r), Number(td.dataset.c)]); showLook(); };
+    const off = () => { lab.setLook(null); showLook(); };
     td.addEventListener("mouseenter", on);
     td.addEventListener("focus", on);
     td.addEventListener("mouseleave", off);
     td.addEventListener("blur", off);
   }
 
-  const hint = h("p", { class: "sa-wa-hint", id: hintId },
-    "Drag a word, or reach it with Tab and move it with the arrow keys (with Shift: steps of 1). ",
-    "Point at a weight, or focus it, to see who looks at whom.");
-  const status = h("p", { class: "sa-wa-status", role: "status", "aria-live": "polite" });
   root.querySelector(".sa-lab-fallback")?.remove();
-  root.append(h("div", { class: "sa-wa" }, controls,
-    h("div", { class: "sa-wa-top" }, h("div", { class: "sa-wa-plane" }, svg),
-      h("div", { class: "sa-wa-side" }, mixer, shares, lookText, status, hint)),
+  root.append(h("div", { class: "sa-panel sa-wa" }, controls,
+    h("div", { class: "sa-panel-body" }, h("div", { class: "sa-wa-plane" }, svg),
+      h("div", { class: "sa-panel-side" }, hint, mixer, shares, lookText, status)),
     h("div", { class: "sa-wa-tables" }, ...tables)));
 
-  // --- State changes.
-  function place(i, p) {
-    state.x[i] = p.map(snap);
-    render();
-  }
-
-  const rowText = (i) => state.r.weights[i].map((w, j) => `${fmt(w, decimals.weights)} from ${words[j]}`).join(", ");
+  // --- Drawing the state.
+  const rowText = (i) => state.result.weights[i].map((w, j) => `${fmt(w, decimals.weights)} from ${words[j]}`).join(", ");
   const say = (text) => { status.textContent = text; };
   const sayMove = (i) => say(`${words[i]} at ${pair(state.x[i])}. ${words[i]} takes ${rowText(i)}.`);
 
   function render() {
-    const r = (state.r = attend(state.x, config.d_k, state.scaled));
+    const r = state.result;
     for (const name of Object.keys(cells)) {
       cells[name].forEach((row, i) => row.forEach((td, j) => { td.textContent = fmt(r[name][i][j], decimals[name]); }));
     }
@@ -223,7 +223,7 @@ export function mount(root, config) {
 
   function drawMix() {
     const m = state.mix;
-    const w = state.r.weights[m];
+    const w = state.result.weights[m];
     let at = [0, 0];
     segs.forEach((seg, j) => {
       const end = at.map((v, c) => v + w[j] * state.x[j][c]);
@@ -233,7 +233,7 @@ export function mount(root, config) {
       seg.setAttribute("y2", py(end[1]));
       at = end;
     });
-    const out = state.r.output[m];
+    const out = state.result.output[m];
     outStar.setAttribute("transform", `translate(${px(out[0])} ${py(out[1])})`);
     mixLayer.dataset.word = String(m);
     const terms = w.map((v, j) => `${fmt(v, decimals.weights)} × ${words[j]}`);
@@ -242,11 +242,6 @@ export function mount(root, config) {
     shares.replaceChildren(`★ ${words[m]}'s output = `,
       ...parts.flatMap((p, j) => (j ? [" + ", p] : [p])), ` = ${result}`);
     return `${words[m]}'s output = ${terms.join(" + ")} = ${result}`; // for announcements
-  }
-
-  function look(pairIJ) {
-    state.look = pairIJ;
-    showLook();
   }
 
   function showLook() {
@@ -285,31 +280,33 @@ export function mount(root, config) {
       lookLine.setAttribute("x2", x2 - (x2 - x1) * cut);
       lookLine.setAttribute("y2", y2 - (y2 - y1) * cut);
     }
+    lookText.classList.toggle("is-on", Boolean(state.look));
     lookText.textContent = state.look
-      ? `${words[a]} looks at ${words[b]}: score ${fmt(state.r.scores[a][b], decimals.scores)}, `
-        + `weight ${fmt(state.r.weights[a][b], decimals.weights)}.`
-      : "";
+      ? `${words[a]} looks at ${words[b]}: score ${fmt(state.result.scores[a][b], decimals.scores)}, `
+        + `weight ${fmt(state.result.weights[a][b], decimals.weights)}.`
+      : LOOK_PROMPT;
   }
 
+  // --- Controls to state changes.
   check.addEventListener("change", () => {
-    state.scaled = check.checked;
+    lab.setScaled(check.checked);
     render();
     say(`Division by √${config.d_k} ${state.scaled ? "on" : "off"}. ${words[state.mix]} takes ${rowText(state.mix)}.`);
   });
   presetButtons.forEach((btn, k) => btn.addEventListener("click", () => {
-    const p = presets[k];
-    state.x = p.x.map((pt) => [...pt]);
+    lab.preset(k);
     render();
+    const p = presets[k];
     say(`Preset: ${p.label}. ${words[p.word]} takes ${rowText(p.word)}.`);
   }));
   reset.addEventListener("click", () => {
-    state.x = config.x.map((p) => [...p]);
-    state.scaled = check.checked = true;
+    lab.reset();
+    check.checked = true;
     render();
     say("Back to the start.");
   });
   select.addEventListener("change", () => {
-    state.mix = Number(select.value);
+    lab.setMix(Number(select.value));
     say(`Drawing ${drawMix()}.`);
   });
 

@@ -1,0 +1,69 @@
+// State of the lab "attention explorer": which sentence, layer, head and
+// temperature, which token's row is shown, and the weights they give. No DOM
+// here: the view (explorer.js) draws what this module computes. The browser
+// tests compare the result with booktools.labs.explorer, state by state.
+import { decodeFloat16, meanOf, softmaxBlock } from "../maths.js";
+
+export function createState(config) {
+  const { sentences, heads, mean } = config;
+  const cache = new Map(); // sentence index -> Float64Array of its stored scores
+  const scoresOf = (s) => {
+    if (!cache.has(s)) cache.set(s, decodeFloat16(sentences[s].scores));
+    return cache.get(s);
+  };
+  const state = {
+    sentence: config.start.sentence, layer: config.start.layer, head: String(config.start.head),
+    T: config.temperature.value,
+    locked: null, pointer: null, focused: null, // tokens: clicked, pointed at, focused
+    w: null, // the (L, L) weights shown
+  };
+
+  // softmax(scores / T) of one head, or the mean of the layer's per-head
+  // softmaxes (booktools.heads.head_weights).
+  function update() {
+    const L = sentences[state.sentence].tokens.length;
+    const flat = scoresOf(state.sentence);
+    const block = (hd) => softmaxBlock(flat, (state.layer * heads + hd) * L * L, L, state.T);
+    state.w = state.head === mean
+      ? meanOf(Array.from({ length: heads }, (_, hd) => block(hd)))
+      : block(Number(state.head));
+  }
+
+  const api = {
+    state,
+    tokens: () => sentences[state.sentence].tokens,
+    isMean: () => state.head === mean,
+    // The row shown: the locked token, else the pointed-at one, else the focused one, else the sentence's own.
+    shownRow: () => [state.locked, state.pointer, state.focused, sentences[state.sentence].focus]
+      .find((v) => v !== null && v !== undefined),
+    // The three tokens the shown row gives the most weight, heaviest first (ties: the earlier token).
+    top: (k = 3) => state.w[api.shownRow()].map((w, j) => [w, j]).sort((a, b) => b[0] - a[0] || a[1] - b[1])
+      .slice(0, k),
+    setSentence(s) {
+      state.sentence = s;
+      state.locked = state.pointer = state.focused = null;
+      update();
+    },
+    setLayer(l) { state.layer = l; update(); },
+    setHead(hd) { state.head = String(hd); update(); },
+    setTemperature(T) { state.T = T; update(); },
+    point(i) { state.pointer = i; },
+    unpoint(i) { if (state.pointer === i) state.pointer = null; },
+    focus(i) { state.focused = i; },
+    blur(i) { if (state.focused === i) state.focused = null; },
+    // Click: lock this token's row, or unlock if it is the locked one. Returns whether it is locked now.
+    toggleLock(i) {
+      state.locked = state.locked === i ? null : i;
+      return state.locked !== null;
+    },
+    unlock() { state.locked = null; },
+    reset() {
+      state.layer = config.start.layer;
+      state.head = String(config.start.head);
+      state.T = config.temperature.value;
+      api.setSentence(config.start.sentence);
+    },
+  };
+  update();
+  return api;
+}

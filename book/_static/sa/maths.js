@@ -1,0 +1,74 @@
+// The maths the labs compute live, in one place. Each function mirrors the
+// package (selfattention) and is tested in the browser against it
+// (tests/browser/test_lab_maths.py): softmax, the scores and the weighted
+// average of self-attention, the count of scores, and float16 decoding.
+
+// softmax of one row, shifted by its largest value (selfattention.softmax).
+export function softmax(row) {
+  const peak = Math.max(...row);
+  const e = row.map((v) => Math.exp(v - peak));
+  const total = e.reduce((t, v) => t + v, 0);
+  return e.map((v) => v / total);
+}
+
+export const dot = (a, b) => a.reduce((t, v, c) => t + v * b[c], 0);
+
+// scores[i][j] = q_i · k_j * scale (selfattention.attention_scores).
+export function scores(q, k, scale) {
+  return q.map((a) => k.map((b) => dot(a, b) * scale));
+}
+
+// The weighted average: output[i] = sum_j weights[i][j] * v[j] (weights @ v).
+export function weightedAverage(weights, v) {
+  return weights.map((w) => v[0].map((_, c) => w.reduce((t, wj, j) => t + wj * v[j][c], 0)));
+}
+
+// Self-attention of words x with q = k = v = x, scaled by 1 / sqrt(d_k) or
+// not (selfattention.scaled_dot_product_attention(x, x, x, scale=...)).
+export function selfAttention(x, scaled) {
+  const dK = x[0].length;
+  const s = scores(x, x, scaled ? 1 / Math.sqrt(dK) : 1);
+  const weights = s.map(softmax);
+  return { x, scores: s, weights, output: weightedAverage(weights, x) };
+}
+
+// One score per (query, key) pair (selfattention.cost.score_count).
+export const scoreCount = (n) => n * n;
+
+// IEEE 754 half precision bits -> the number they hold (exact).
+export function halfToNumber(bits) {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exp = (bits >> 10) & 0x1f;
+  const frac = bits & 0x3ff;
+  if (exp === 0) return sign * frac * 2 ** -24;
+  if (exp === 31) return frac ? NaN : sign * Infinity;
+  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
+}
+
+// Base64 of little-endian float16 numbers -> Float64Array
+// (booktools.labs.explorer.decode_scores).
+export function decodeFloat16(text) {
+  const bin = atob(text);
+  const view = new DataView(new ArrayBuffer(bin.length));
+  for (let i = 0; i < bin.length; i++) view.setUint8(i, bin.charCodeAt(i));
+  const out = new Float64Array(bin.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = halfToNumber(view.getUint16(2 * i, true));
+  return out;
+}
+
+// softmax(scores / T) of each row of an (L, L) block of a flat array, from
+// `offset` (booktools.heads.head_weights for one head).
+export function softmaxBlock(flat, offset, L, T) {
+  const rows = [];
+  for (let i = 0; i < L; i++) {
+    const row = Array.from(flat.subarray(offset + i * L, offset + (i + 1) * L), (v) => v / T);
+    rows.push(softmax(row));
+  }
+  return rows;
+}
+
+// The mean of several (L, L) matrices, entry by entry.
+export function meanOf(matrices) {
+  const n = matrices.length;
+  return matrices[0].map((row, i) => row.map((_, j) => matrices.reduce((t, m) => t + m[i][j], 0) / n));
+}

@@ -1,0 +1,114 @@
+"""The labs' shared maths (``_static/sa/maths.js``) and number format (``format.js``) equal the package.
+
+Every lab computes with these two modules, so each function is run in
+Chromium on inputs chosen here and compared with the package's own result:
+softmax, self-attention's scores, weights and output, the weighted average,
+the count of scores, one head's weights from stored scores, float16 decoding
+(every one of the 65,536 bit patterns) and the book's number formats.
+"""
+
+from __future__ import annotations
+
+import base64
+
+import numpy as np
+import pytest
+
+import selfattention as sa
+from booktools.formatting import fmt, format_count
+from booktools.heads import MEAN, head_weights
+from booktools.labs.explorer import compact_scores, decode_scores, encode_scores
+
+pytestmark = pytest.mark.browser
+
+RNG = np.random.default_rng(7)
+
+
+@pytest.fixture(scope="module")
+def run(browser, site_url):
+    """Call ``fn(maths, format, arg)`` in the browser, with the site's own modules."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{site_url}/index.html")
+
+    def call(body: str, arg=None):
+        return page.evaluate(
+            f"""async (arg) => {{
+                const maths = await import("{site_url}/_static/sa/maths.js");
+                const format = await import("{site_url}/_static/sa/format.js");
+                return ({body})(maths, format, arg);
+            }}""", arg)
+
+    yield call
+    context.close()
+
+
+def test_softmax_equals_the_package_even_for_large_scores(run):
+    rows = [RNG.normal(0, 3, 7).tolist(), [1000.0, 999.0, -1000.0], [0.0], [-5.0, -5.0, -5.0, -5.0],
+            (RNG.normal(0, 30, 16)).tolist()]
+    got = run("(m, f, rows) => rows.map(m.softmax)", rows)
+    for row, js in zip(rows, got):
+        np.testing.assert_allclose(js, sa.softmax(np.array(row)), rtol=1e-13, atol=1e-300)
+
+
+@pytest.mark.parametrize("scaled", [True, False])
+@pytest.mark.parametrize("shape", [(3, 2), (5, 4), (2, 7)])
+def test_self_attention_equals_the_package(run, scaled, shape):
+    x = RNG.normal(0, 1.5, shape)
+    got = run("(m, f, a) => m.selfAttention(a.x, a.scaled)", {"x": x.tolist(), "scaled": scaled})
+    scale = None if scaled else 1.0
+    out, weights = sa.scaled_dot_product_attention(x, x, x, scale=scale, return_weights=True)
+    np.testing.assert_allclose(got["scores"], sa.attention_scores(x, x, scale=scale), rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(got["weights"], weights, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got["output"], out, rtol=1e-12, atol=1e-14)
+
+
+def test_weighted_average_is_weights_times_values(run):
+    w = sa.softmax(RNG.normal(0, 1, (4, 6)))
+    v = RNG.normal(0, 1, (6, 3))
+    got = run("(m, f, a) => m.weightedAverage(a.w, a.v)", {"w": w.tolist(), "v": v.tolist()})
+    np.testing.assert_allclose(got, w @ v, rtol=1e-13, atol=1e-14)
+
+
+def test_score_count_equals_the_package(run):
+    ns = list(range(1, 301)) + [4096, 128_000]
+    assert run("(m, f, ns) => ns.map(m.scoreCount)", ns) == [sa.cost.score_count(n) for n in ns]
+
+
+def test_every_float16_bit_pattern_decodes_exactly(run):
+    bits = np.arange(2**16, dtype="<u2")
+    text = base64.b64encode(bits.tobytes()).decode("ascii")
+    got = run("(m, f, t) => Array.from(m.decodeFloat16(t), v => Number.isNaN(v) ? 'nan' : v)", text)
+    expected = bits.view("<f2").astype(np.float64)
+    nan = np.isnan(expected)
+    assert [i for i, v in enumerate(got) if v == "nan"] == np.flatnonzero(nan).tolist()
+    finite = [v if v != "nan" else 0.0 for v in got]
+    js = np.array([float("inf") if v == "Infinity" else v for v in finite], dtype=np.float64)
+    np.testing.assert_array_equal(js[~nan], expected[~nan])
+
+
+def test_one_head_and_the_mean_of_heads_equal_the_package(run):
+    stored = compact_scores(RNG.normal(0, 4, (2, 3, 5, 5)))
+    text = encode_scores(stored)
+    flat = decode_scores(text, stored.shape)
+    cases = [(0, 0, 1.0), (1, 2, 0.25), (1, MEAN, 2.0), (0, MEAN, 1.0)]
+    got = run("""(m, f, a) => {
+        const flat = m.decodeFloat16(a.text);
+        const [layers, heads, L] = a.shape;
+        const block = (l, h, T) => m.softmaxBlock(flat, (l * heads + h) * L * L, L, T);
+        return a.cases.map(([l, h, T]) => h === "mean"
+            ? m.meanOf(Array.from({length: heads}, (_, k) => block(l, k, T))) : block(l, h, T));
+    }""", {"text": text, "shape": list(stored.shape), "cases": cases})
+    for (layer, head, t), js in zip(cases, got):
+        np.testing.assert_allclose(js, head_weights(flat, layer, head, temperature=t), rtol=1e-12, atol=1e-15)
+
+
+def test_number_formats_equal_the_package(run):
+    # Exact ties (0.125, 1.25, 2.5, -0.5) round to even in Python: the JavaScript must too.
+    values = [0.76805, 0.1875, -0.0004, -0.004, 2, 1e-9, -1.25, 1.25, 0.125, 2.5, 3.5, -0.5, 0.0625, 123.4567,
+              0.0005, 0.9995, -0.9995, 1e-300]
+    pairs = [(v, d) for v in values for d in (0, 1, 2, 3)]
+    got = run("(m, f, pairs) => pairs.map(([v, d]) => f.fmt(v, d))", pairs)
+    assert got == [fmt(v, d) for v, d in pairs]
+    counts = [0, 7, 999, 1000, 4096, 65536, 16_384_000_000]
+    assert run("(m, f, c) => c.map(f.formatCount)", counts) == [format_count(c) for c in counts]
