@@ -88,11 +88,16 @@ def use_book_style() -> None:
     shell = get_ipython()
     if shell is None:
         return
+    import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
 
     from .figures.base import png
 
+    printers = shell.display_formatter.formatters["image/png"]
+    if printers.type_printers.get(Figure) is png:
+        return
     # Load the backend now: matplotlib-inline registers its own PNG printer
-    # when it loads, and it must not replace ours afterwards.
-    mpl.get_backend()
-    shell.display_formatter.formatters["image/png"].for_type(Figure, png)
+    # when its module is first imported (usually at the first figure), and it
+    # must not replace ours afterwards. No figure is open yet at this point.
+    plt.switch_backend(mpl.get_backend())
+    printers.for_type(Figure, png)

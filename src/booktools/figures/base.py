@@ -98,7 +98,7 @@ def smallest_text_pt(fig: Figure) -> float:
     12.5
     >>> plt.close(fig)
     """
-    fig.canvas.draw()  # make the ticks and legends exist as they will be drawn
+    fig.draw_without_rendering()  # make the ticks and legends exist as they will be drawn
     sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
     return float(min(sizes, default=float("inf")))
 
