@@ -330,9 +330,8 @@ def explorer_states(config: dict) -> list[dict]:
     ``head``, ``temperature``), an optional token to ``lock`` (click) and
     then one to ``hover``; ``row`` is the token whose row is shown (the
     locked one, else the hovered one, else the sentence's ``focus``). The
-    numbers come from :func:`stored_weights` of the scores decoded from
-    ``config`` itself (:func:`booktools.heads.head_weights`), formatted as
-    the lab formats them.
+    numbers come from :func:`booktools.heads.head_weights` of the scores
+    decoded from ``config`` itself, formatted as the lab formats them.
 
     Parameters
     ----------
