@@ -122,8 +122,8 @@ def holds(text: str, value: float, word: str) -> bool:
     raise ValueError(f"unknown bound word {word!r}")
 
 
-def glue_bound(name: str, value: float, word: str, **fmt) -> str:
-    """Glue ``bound(value, word, **fmt)`` as text under ``name``, and return it.
+def glue_bound(name: str, value: float, word: str, **fmt) -> None:
+    """Glue ``bound(value, word, **fmt)`` as text under ``name``.
 
     Use it in a page cell, then write ``{word} {glue:text}`name``` in the
     prose, with no format spec: the text is already rounded the safe way.
@@ -131,11 +131,9 @@ def glue_bound(name: str, value: float, word: str, **fmt) -> str:
     Examples
     --------
     >>> glue_bound("shift_change", 1.446e-4, "at most", digits=2)   # displays nothing
-    '1.5e-04'
     """
     from myst_nb import glue
 
     text = bound(value, word, **fmt)
     assert holds(text, value, word), (name, value, word, text)
     glue(name, text, display=False)
-    return text
