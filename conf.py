@@ -37,15 +37,31 @@ myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath", "deflist", "su
 myst_heading_anchors = 3
 
 # The front page's BibTeX entry, built here so that it always names this version.
-_BIBTEX = f"""```bibtex
-@book{{selfattention_computed_2026,
-  title  = {{Self-Attention, Computed}},
-  author = {{{{The Self-Attention, Computed authors}}}},
-  year   = {{2026}},
-  note   = {{An executable textbook, version {release}}}
-}}
-```"""
-myst_substitutions = {"version": release, "cite_bibtex": _BIBTEX}
+# The release date (and the address, once the book has one) come from CITATION.cff,
+# which reference managers read; only standard BibTeX fields of @misc are used.
+def _citation_field(name: str) -> str | None:
+    import re
+
+    match = re.search(rf"^{name}:\s*\"?([^\"\n]+?)\"?\s*$", (ROOT / "CITATION.cff").read_text(), re.M)
+    return match.group(1) if match else None
+
+
+release_date = _citation_field("date-released")
+_MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+_url = _citation_field("url")
+_BIBTEX = "\n".join([
+    "```bibtex",
+    "@misc{selfattention_computed,",
+    "  author       = {{The Self-Attention, Computed authors}},",
+    "  title        = {Self-Attention, Computed: An Executable Textbook},",
+    *([f"  howpublished = {{\\url{{{_url}}}}},"] if _url else []),
+    f"  year         = {{{release_date[:4]}}},",
+    f"  month        = {_MONTHS[int(release_date[5:7]) - 1]},",
+    f"  note         = {{Version {release}, released {release_date}}}",
+    "}",
+    "```",
+])
+myst_substitutions = {"version": release, "release_date": release_date, "cite_bibtex": _BIBTEX}
 numfig = True
 numfig_format = {"figure": "Figure %s", "table": "Table %s", "code-block": "Listing %s"}
 

@@ -1,0 +1,57 @@
+"""Claims the chapters state as formulas hold for the package's own masks and examples.
+
+The pages guard their numbers with hidden asserts; these tests guard the
+general rules the prose and the "Keep in mind" boxes state, for many sizes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import selfattention as sa
+from selfattention.sparse import sliding_window_mask, strided_mask
+
+
+@pytest.mark.parametrize("n", [1, 2, 16, 100, 2048])
+def test_causal_count_is_n_times_n_plus_one_over_two(n):
+    assert int(sa.causal_mask(n).sum()) == n * (n + 1) // 2
+
+
+@pytest.mark.parametrize(("n", "w"), [(16, 3), (1000, 100), (2048, 32)])
+def test_window_count_is_the_rule_of_thumb_minus_the_short_first_windows(n, w):
+    # The first w tokens have fewer than w tokens before them: 1 + 2 + ... + w scores are missing.
+    assert int(sliding_window_mask(n, w).sum()) == n * (w + 1) - w * (w + 1) // 2
+
+
+@pytest.mark.parametrize("n", [512, 1024, 2048, 4096])   # the rule improves as n grows
+def test_strided_rule_of_thumb_is_within_three_percent(n):
+    s = int(np.sqrt(n))
+    counted = int(strided_mask(n, s).sum())
+    rule = n * s + n**2 / (2 * s)          # the chapter's "about n s + n²/(2s)"
+    assert 0 <= rule / counted - 1 < 0.03
+    assert n * (s + n / s) / counted - 1 > 0.3   # the old rule, n(s + n/s), overcounted by a third
+
+
+def test_strided_count_is_band_plus_one_far_token_per_stride():
+    n, s = 2048, 45
+    exact = sum(min(i + 1, s) + i // s for i in range(n))
+    assert int(strided_mask(n, s).sum()) == exact
+
+
+def test_weighted_average_outputs_lie_on_the_segment_of_the_collinear_words():
+    X = sa.three_words()
+    out = sa.scaled_dot_product_attention(X, X, X)
+    np.testing.assert_allclose(X.sum(axis=1), 2.0)          # cat, dog, car on x + y = 2
+    np.testing.assert_allclose(out.sum(axis=1), 2.0, atol=1e-12)
+    assert (out >= 0).all() and (out <= 2).all()
+
+
+def test_a_long_car_draws_every_word_not_only_itself():
+    X = sa.three_words().copy()
+    X[2] = [5.0, 5.0]
+    w = sa.softmax(sa.attention_scores(X, X))
+    assert (w[:, 2] > 0.98).all()
+    out = w @ X
+    np.testing.assert_allclose(out[0], [4.9, 4.9], atol=0.05)
+    assert X[0] @ X[2] > X[0] @ X[0]      # length beats direction: cat · car > cat · cat

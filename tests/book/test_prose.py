@@ -1,0 +1,173 @@
+"""The prose states no number by hand: numbers are glued, bounds are rounded the safe way.
+
+Rule 1 of the project: a number that comes out of a computation is glued into
+the prose at build time. These tests keep it true:
+
+- no number is typed into the prose of ``book/*.md`` (figure captions and alt
+  text included), outside code, math, labels and the short allow-list below;
+- after "at most", "over", "about" and their kin, a glued number comes from
+  ``booktools.bounds`` (a preformatted string, so no format spec);
+- every glued key is used in the prose, and no key is glued twice.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.book.pages import BOOK, source_pages
+from tests.book.prose import NUMBER, prose_lines
+
+# Numbers that may stand in prose, each with why. A number is allowed when it
+# lies inside a match of one of these patterns on its prose line.
+ALLOW: list[tuple[str, str]] = [
+    (r"\b(?:adds?|add) up to 1\b|\bsums? to 1\b", "the defining property of a row of softmax weights"),
+    (r"\bweight (?:is |of )?exactly 0\b|\bexactly 0\b", "a blocked score's weight: the definition of a mask"),
+    (r"\bweights? to 0\b", "a mask's definition, as above"),
+    (r"^#+ Step \d\b", "section names: the three steps of the chapter"),
+    (r"\bCC BY 4\.0\b", "the name of a licence"),
+    (r"\b\d+-bit\b", "the name of a number format (16-bit, 32-bit floats)"),
+    (r"\b(?:heads|layers|tokens) from 0\b|\bcounting \[CLS\] as 0\b", "how the book numbers layers, heads and tokens"),
+    (r"car becomes \[5, 5\]|\[5, 5\]", "the input of a lab preset, named by its button"),
+]
+_ALLOW = [re.compile(p) for p, _ in ALLOW]
+
+# Words after which a number is a bound or an approximation (see booktools.bounds).
+BOUND_WORDS = (r"at most|no more than|more than|less than|fewer than|at least|over|under|below|above|within|"
+               r"up to|about|nearly|almost|roughly|around")
+BOUND_ROLE = re.compile(r"\b(" + BOUND_WORDS + r")\s+(?:±\s*|\[\s*)?\{glue(?::text)?\}`([^`]+)`", re.I)
+GLUE_USE = re.compile(r"\{glue(?::\w*)?\}`([^`:]+)(?::[^`]*)?`|\{glue:figure\}\s+(\S+)")
+
+
+def typed_numbers(path: Path) -> list[str]:
+    """Each number typed into the prose of a page, outside the allow-list, as 'line: number: text'."""
+    found = []
+    for pl in prose_lines(path):
+        allowed = [m.span() for p in _ALLOW for m in p.finditer(pl.text)]
+        for m in NUMBER.finditer(pl.text):
+            if not any(a <= m.start() and m.end() <= b for a, b in allowed):
+                found.append(f"{path.name}:{pl.lineno}: {m.group(0)!r} in {pl.raw.strip()[:100]!r}")
+    return found
+
+
+def prose_text(path: Path) -> str:
+    """The raw prose of a page, roles kept, as one string (a role may follow a line break)."""
+    return " ".join(pl.raw.strip() for pl in prose_lines(path))
+
+
+@pytest.mark.parametrize("path", source_pages(), ids=lambda p: p.name)
+def test_no_number_is_typed_into_prose(path):
+    found = typed_numbers(path)
+    assert found == [], ("numbers typed into prose: glue them from a cell (booktools.gluing, "
+                         "booktools.bounds), or add a reasoned pattern to ALLOW:\n" + "\n".join(found))
+
+
+def test_the_scanner_sees_prose_captions_and_alt_text_but_not_code(tmp_path):
+    page = tmp_path / "demo.md"
+    page.write_text(
+        "---\nkernelspec:\n  name: python3\n---\n\n(ch-demo)=\n# Demo\n\n"
+        "The weight is 0.768 here, and {glue:text}`w:.3f` there; $x = 2.5$ and `f(3)`.\n\n"
+        "```{code-cell} ipython3\n---\nmystnb:\n  figure:\n    caption: A figure of 16 tokens.\n"
+        "  image:\n    alt: Three 16 by 16 grids.\n---\nplot(16, 0.5)\n```\n\n"
+        ":::{dropdown} Go deeper: 3 ways\n:icon: light-bulb\n\nEvery row adds up to 1.\n:::\n",
+        encoding="utf-8")
+    numbers = [line.split(": ")[1].split(" in ")[0] for line in typed_numbers(page)]
+    assert numbers == ["'0.768'", "'16'", "'16'", "'16'", "'3'"]
+
+
+@pytest.mark.parametrize("path", source_pages(), ids=lambda p: p.name)
+def test_numbers_after_bound_words_come_from_booktools_bounds(path):
+    # An integer format (":d", ":,d") shows a whole number exactly; any other format rounds.
+    wrong = [f"{m.group(1)} {{glue:text}}`{m.group(2)}`" for m in BOUND_ROLE.finditer(prose_text(path))
+             if ":" in m.group(2) and not m.group(2).endswith("d")]
+    assert wrong == [], (f"{path.name}: a number after a bound word is formatted in the role; glue it "
+                         "with booktools.bounds.glue_bound instead (rounded up after 'at most', down "
+                         "after 'over'):\n" + "\n".join(wrong))
+
+
+# --- Glued keys, read from the notebooks that the build executed -------------------------------
+# myst-nb moves glue outputs out of the notebooks it writes, so they are read from the
+# execution cache, matched to each page's current code cells.
+
+@functools.cache
+def executed(built_book: Path) -> dict[str, list[tuple[str, str]]]:
+    """For each notebook page, (key, value as text/plain) of every glue call, in order."""
+    import runpy
+
+    from jupyter_cache import get_cache
+    from myst_nb.core.read import read_myst_markdown_notebook
+
+    root = Path(__file__).resolve().parents[2]
+    cache = get_cache(runpy.run_path(str(root / "conf.py"))["nb_execution_cache_path"])
+    out = {}
+    for page in source_pages():
+        text = page.read_text(encoding="utf-8")
+        if "kernelspec:" not in text[:600]:
+            continue
+        nb = read_myst_markdown_notebook(text)
+        if re.search(r"^\s*execution_mode:\s*force", text[:text.index("\n---", 3)], re.M):
+            # A page that runs on every build is not cached: run it here (it must be quick).
+            from nbclient import NotebookClient
+
+            NotebookClient(nb, timeout=120, kernel_name="python3",
+                           resources={"metadata": {"path": str(BOOK)}}).execute()
+        else:
+            nb = cache.get_cache_bundle(cache.match_cache_notebook(nb).pk).nb   # KeyError: not executed
+        glued = []
+        for cell in nb.cells:
+            for o in cell.get("outputs", []):
+                name = o.get("metadata", {}).get("scrapbook", {}).get("name")
+                if name:
+                    data = o.get("data", {})
+                    value = next((v for k, v in data.items() if k.endswith("text/plain")), "")
+                    glued.append((name, "".join(value) if isinstance(value, list) else value))
+        out[page.stem] = glued
+    return out
+
+
+@pytest.mark.book
+def test_every_glued_key_is_used_in_the_prose(built_book):
+    notebooks = executed(built_book)
+    assert sum(len(g) for g in notebooks.values()) > 100, "no glued keys found: is the cache read?"
+    unused = []
+    for page in source_pages():
+        if page.stem not in notebooks:
+            continue
+        used = {a or b for a, b in GLUE_USE.findall(page.read_text(encoding="utf-8"))}
+        unused += [f"{page.name}: {key}" for key, _ in notebooks[page.stem] if key not in used]
+    assert unused == [], "glued but never used in the prose:\n" + "\n".join(sorted(set(unused)))
+
+
+@pytest.mark.book
+def test_no_key_is_glued_twice(built_book):
+    twice = []
+    for stem, glued in executed(built_book).items():
+        values: dict[str, set[str]] = {}
+        counts: dict[str, int] = {}
+        for key, value in glued:
+            values.setdefault(key, set()).add(value)
+            counts[key] = counts.get(key, 0) + 1
+        twice += [f"{stem}: {key} glued {counts[key]} times ({sorted(values[key])})"
+                  for key in counts if counts[key] > 1]
+    assert twice == [], "a key glued twice may mean two things:\n" + "\n".join(twice)
+
+
+@pytest.mark.book
+def test_bounds_in_prose_are_glued_as_text_by_booktools_bounds(built_book):
+    notebooks = executed(built_book)
+    not_text = []
+    for page in source_pages():
+        if page.stem not in notebooks:
+            continue
+        values = dict(notebooks[page.stem])
+        for m in BOUND_ROLE.finditer(prose_text(page)):
+            key, _, spec = m.group(2).partition(":")
+            if spec.endswith("d"):
+                continue  # a whole number, shown exactly
+            # bounds.glue_bound glues a str: its text/plain is a quoted number such as '1.5e-04'
+            if not re.fullmatch(r"'[-\d.,e+]+'", values.get(key, "")):
+                not_text.append(f"{page.name}: {m.group(1)} {key} = {values.get(key)!r}")
+    assert not_text == [], "glue these with booktools.bounds.glue_bound:\n" + "\n".join(not_text)
