@@ -141,6 +141,17 @@ def write_notebook(source: Path, target: Path, title: str) -> None:
     target.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
 
 
+def _check_balance(app, pagename, templatename, context, doctree):
+    """Warn (an error with ``-W``) when a page's choice checks can be guessed."""
+    from sphinx.util import logging
+
+    from .selfcheck import balance_problems
+
+    for problem in balance_problems(context.get("body", "")):
+        logging.getLogger(__name__).warning(f"self-checks of {pagename}: {problem}",
+                                            location=pagename)
+
+
 def _add_download_link(app, pagename, templatename, context, doctree):
     if doctree is None or pagename not in _notebook_pages(app):
         return
@@ -210,9 +221,10 @@ def setup(app):
     ...     def connect(self, event, handler): self.events.append(event)
     >>> app = App()
     >>> setup(app)["parallel_read_safe"], app.translator, app.events
-    (True, ('html', 'BookHTMLTranslator'), ['html-page-context', 'build-finished'])
+    (True, ('html', 'BookHTMLTranslator'), ['html-page-context', 'html-page-context', 'build-finished'])
     """
     app.set_translator("html", _translator_class(), override=True)
+    app.connect("html-page-context", _check_balance)
     app.connect("html-page-context", _add_download_link)
     app.connect("build-finished", _build_finished)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
