@@ -496,7 +496,8 @@ def skip_test(checks: Sequence[HTMLBlock], *, title: str = "Already know this? T
         f'<p class="sa-skip-result" role="status" aria-live="polite"></p>'
         f"</details></aside>"
     )
-    markdown = "\n\n".join([f"**{title}.** {intro}"] + [c.markdown for c in checks])
+    markdown = "\n\n".join([f"<details><summary>{esc(title)}</summary>", intro]
+                             + [c.markdown for c in checks] + ["</details>"])
     return HTMLBlock(markup, markdown=markdown)
 
 

@@ -1,9 +1,8 @@
-"""The build's CSP post-processing and notebook export."""
+"""The build's CSP post-processing (the notebook export is tested in test_notebooks.py)."""
 
-import nbformat
 import pytest
 
-from booktools.sphinxext import apply_csp, inline_script_hashes, write_notebook
+from booktools.sphinxext import apply_csp, inline_script_hashes
 
 PAGE = '<html><head><meta charset="utf-8" />\n<script>a()</script></head>' \
        '<body><button onclick="window.print()">p</button></body></html>'
@@ -34,16 +33,3 @@ def test_csp_is_placed_once_even_when_applied_twice():
 
 def test_json_data_blocks_need_no_hash():
     assert inline_script_hashes('<script type="application/json">{"a": 1}</script>') == []
-
-
-def test_notebook_export_is_valid_and_stable(tmp_path):
-    src = tmp_path / "page.md"
-    src.write_text("---\nkernelspec:\n  name: python3\n  display_name: Python 3\n---\n# T\n\n"
-                   "```{code-cell} ipython3\n1 + 1\n```\n", encoding="utf-8")
-    a, b = tmp_path / "a.ipynb", tmp_path / "b.ipynb"
-    write_notebook(src, a, "T")
-    write_notebook(src, b, "T")
-    nb = nbformat.read(a, as_version=4)
-    nbformat.validate(nb)
-    assert [c.cell_type for c in nb.cells] == ["markdown", "markdown", "code"]
-    assert a.read_bytes() == b.read_bytes()
