@@ -404,10 +404,14 @@ def test_our_self_checks_use_no_inline_scripts(built_book):
         assert " onclick=" not in section
 
 
-def test_notebook_download_link_works(chapter, site_url):
-    link = chapter.locator(".sa-download a")
-    href = link.get_attribute("href")
-    response = chapter.request.get(f"{site_url}/{href}")
-    assert response.ok
-    nb = json.loads(response.text())
-    assert nb["nbformat"] == 4 and len(nb["cells"]) > 10
+def test_notebook_download_links_work(chapter, site_url):
+    links = chapter.locator(".sa-download a[download]")
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    assert hrefs == ["_notebooks/weighted-average.ipynb", "_notebooks/weighted-average-solutions.ipynb"]
+    for href in hrefs:
+        response = chapter.request.get(f"{site_url}/{href}")
+        assert response.ok
+        nb = json.loads(response.text())
+        assert nb["nbformat"] == 4 and len(nb["cells"]) > 10
+    install = chapter.locator(".sa-download a:not([download])").get_attribute("href")
+    assert install == "index.html#notebooks"
