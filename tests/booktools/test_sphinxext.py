@@ -33,3 +33,16 @@ def test_csp_is_placed_once_even_when_applied_twice():
 
 def test_json_data_blocks_need_no_hash():
     assert inline_script_hashes('<script type="application/json">{"a": 1}</script>') == []
+
+
+def test_a_page_whose_choices_can_be_guessed_fails_the_build(caplog):
+    from booktools.selfcheck import choose_check
+    from booktools.sphinxext import _check_balance
+
+    wrong = {"a wrong option": "h", "another wrong one": "h", "a third wrong": "h"}
+    ids = [f"c{i}" for i in range(40)
+           if '"answer": 0' in choose_check(f"c{i}", "q?", "right", wrong).markup][:3]
+    body = "".join(choose_check(i, "q?", "right", wrong).markup for i in ids)
+    with caplog.at_level("WARNING"):
+        _check_balance(None, "chapter", None, {"body": body}, None)
+    assert "self-checks of chapter: all 3 choice checks have their right option in place 1" in caplog.text

@@ -359,6 +359,18 @@ def test_keyboard_only_answering(chapter):
     assert chapter.locator("#check-wa-w02 .sa-feedback").text_content().startswith("Correct")
 
 
+def test_show_answer_by_keyboard_moves_focus_to_the_answer(chapter):
+    chapter.locator("#skip-flat-input").focus()
+    for wrong in ("0", "1"):
+        chapter.keyboard.press("Control+A")
+        chapter.keyboard.type(wrong)
+        chapter.keyboard.press("Enter")
+    chapter.locator("#check-skip-flat .sa-show-answer").focus()
+    chapter.keyboard.press("Enter")
+    focused = chapter.evaluate("() => document.activeElement.closest('details.sa-answer') !== null")
+    assert focused
+
+
 def test_results_are_announced_to_screen_readers(chapter):
     feedbacks = chapter.locator(".sa-check .sa-feedback")
     assert feedbacks.count() == chapter.locator(".sa-check").count()

@@ -204,8 +204,10 @@ class Check {
   reveal() {
     if (this.status !== "correct") this.finish("shown");
     this.openAnswer();
+    const hadFocus = document.activeElement === this.showButton;
     this.showButton.hidden = true;
     this.say("Answer shown below. It counts as shown, not solved.", "info");
+    if (hadFocus) this.answer.querySelector("summary").focus();   // keyboard users go on from the answer
   }
 
   finish(status) {
