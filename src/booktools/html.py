@@ -39,17 +39,27 @@ def esc(text: str) -> str:
 class HTMLBlock:
     """Markup that a notebook cell displays as ``text/html``.
 
+    ``markdown``, if given, is the same content for a plain notebook (no
+    scripts, no styles): the book's HTML pages show the markup, and the
+    chapter's downloadable notebook shows the Markdown.
+
     Examples
     --------
     >>> HTMLBlock("<p>hi</p>")._repr_html_()
     '<p>hi</p>'
+    >>> HTMLBlock("<p>hi</p>", markdown="hi")._repr_markdown_()
+    'hi'
     """
 
-    def __init__(self, markup: str):
+    def __init__(self, markup: str, markdown: str | None = None):
         self.markup = markup
+        self.markdown = markdown
 
     def _repr_html_(self) -> str:
         return self.markup
+
+    def _repr_markdown_(self) -> str | None:
+        return self.markdown
 
     def __repr__(self) -> str:  # what a plain-text reader sees
         return "<interactive element: open the book's HTML page to use it>"

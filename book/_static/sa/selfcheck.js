@@ -1,5 +1,10 @@
 // Self-checks, folds and skip tests (markup from booktools.selfcheck).
 // Progress is kept per page in localStorage; nothing leaves the browser.
+//
+// A check's status is "correct" (answered right without showing the answer),
+// "shown" (the reader showed the answer; a later right answer does not change
+// that), or for a prediction "predicted-right" / "predicted-wrong". Only
+// "correct" counts toward a skip test.
 
 const PAGE_KEY = "sa-progress:" + location.pathname;
 const DONE_KEY = "sa-chapters-done";
@@ -20,9 +25,12 @@ function writeStore(key, value) {
   }
 }
 
-// "1.72", "1.720", ".5", "-0.35", "8.88e-16", "−0.35" (Unicode minus).
+// "1.72", "1.720", ".5", "-0.35", "8.88e-16", "−0.35" (Unicode minus),
+// "1,000,000" or "1 000 000" (thousands grouped). A decimal comma ("1,5")
+// is not a number here: it would be read as fifteen or as one and a half.
 export function parseNumber(text) {
-  const s = text.trim().replace(/\u2212/g, "-").replace(/\s+/g, "");
+  let s = text.trim().replace(/\u2212/g, "-").replace(/[\s_\u00a0\u202f]+/g, "");
+  if (/^[+-]?\d{1,3}(,\d{3})+(\.\d*)?$/.test(s)) s = s.replace(/,/g, "");
   if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(s)) return null;
   return Number(s);
 }
@@ -34,6 +42,21 @@ export function parseShape(text) {
   const parts = s.split(/\s*(?:,|x|×|\*)\s*/i).filter((p) => p !== "");
   if (parts.length === 0 || !parts.every((p) => /^\d+$/.test(p))) return null;
   return parts.map(Number);
+}
+
+// Half a unit of the last digit the reader typed: "1.41" -> 0.005, "4" -> 0.5.
+export function typedResolution(text) {
+  const s = text.trim().replace(/[\s_,\u00a0\u202f]+/g, "");
+  const m = /^[+-]?(\d*)(?:\.(\d*))?(?:e([+-]?\d+))?$/i.exec(s);
+  if (!m) return 0;
+  const decimals = m[2] ? m[2].length : 0;
+  const exponent = m[3] ? Number(m[3]) : 0;
+  return 0.5 * 10 ** (exponent - decimals) * (1 + 1e-9);
+}
+
+// The tolerance rule of booktools.selfcheck.number_check.
+export function withinTolerance(x, target, atol, rtol) {
+  return Math.abs(x - target) <= Math.max(atol, rtol * Math.abs(target));
 }
 
 function sameShape(a, b) {
@@ -57,7 +80,7 @@ class Check {
     this.showButton.className = "sa-show-answer";
     this.showButton.textContent = "Show answer";
     this.showButton.hidden = true;
-    this.showButton.addEventListener("click", () => this.reveal(true));
+    this.showButton.addEventListener("click", () => this.reveal());
     this.form.append(this.showButton);
     this.form.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -85,80 +108,124 @@ class Check {
     return picked ? Number(picked.value) : null;
   }
 
+  // The next graduated hint: the first wrong try gets the first hint, and so on.
+  nextHint() {
+    const hints = this.data.hints;
+    const i = Math.min(this.tries, hints.length) - 1;
+    return hints.length > 1 ? `Hint ${i + 1} of ${hints.length}: ${hints[i]}` : `Hint: ${hints[i]}`;
+  }
+
+  // The diagnosis of an expected wrong answer, or null. A number matches the
+  // closest expected wrong answer that agrees with it to the digits typed.
+  diagnose(value, text) {
+    const d = this.data;
+    if (this.kind === "shape") {
+      const hit = (d.diagnoses || []).find(([wrong]) => sameShape(value, wrong));
+      return hit ? hit[1] : null;
+    }
+    let best = null;
+    let bestGap = Infinity;
+    for (const [wrong, says] of d.diagnoses || []) {
+      const gap = Math.abs(value - wrong);
+      const tol = Math.max(d.atol, d.rtol * Math.abs(wrong), typedResolution(text));
+      if (gap <= tol && gap < bestGap) {
+        best = says;
+        bestGap = gap;
+      }
+    }
+    return best;
+  }
+
   submit() {
     const d = this.data;
     let ok;
-    let hint = d.hint;
-    if (this.kind === "number") {
-      const x = parseNumber(this.form.elements.answer.value);
-      if (x === null) return this.say("Write a number, such as 1.72, .5 or 8.88e-16.", "info");
-      ok = Math.abs(x - d.answer) <= Math.max(d.atol, d.rtol * Math.abs(d.answer));
-    } else if (this.kind === "shape") {
-      const s = parseShape(this.form.elements.answer.value);
-      if (s === null) return this.say("Write a shape, such as (2, 3) or 2x3.", "info");
-      ok = sameShape(s, d.answer);
+    let help;
+    if (this.kind === "number" || this.kind === "shape") {
+      const text = this.form.elements.answer.value;
+      const value = this.kind === "number" ? parseNumber(text) : parseShape(text);
+      if (value === null) {
+        return this.say(this.kind === "number"
+          ? "Write a number, such as 1.72, .5, 8.88e-16 or 1,000,000."
+          : "Write a shape, such as (2, 3) or 2x3.", "info");
+      }
+      ok = this.kind === "number" ? withinTolerance(value, d.answer, d.atol, d.rtol) : sameShape(value, d.answer);
+      if (!ok) {
+        this.tries += 1;
+        const diagnosis = this.diagnose(value, text);
+        help = diagnosis ? `${diagnosis} ${this.tries > 1 ? this.nextHint() : ""}`.trim() : this.nextHint();
+      }
     } else {
       const choice = this.selectedChoice();
       if (choice === null) {
-        return this.say(this.kind === "predict" ? "Pick your guess first." : "Pick one of the choices.", "info");
+        return this.say(this.kind === "predict" ? "Pick your guess first." : "Pick one of the options.", "info");
       }
       ok = choice === d.answer;
-      if (!ok && d.hints && d.hints[choice]) hint = d.hints[choice];
-      if (this.kind === "predict") return this.commitPrediction(ok, hint);
+      if (this.kind === "predict") return this.commitPrediction(ok, d.hints[choice]);
+      if (!ok) {
+        this.tries += 1;
+        help = d.hints[choice];
+        if (this.tries > 1 && d.hint) help = `${help} More help: ${d.hint}`;
+      }
     }
-    if (ok) {
-      this.finish("correct");
-      this.say(`Correct. ${this.answerSentence()}`, "right");
-    } else {
-      this.tries += 1;
-      this.say(`Not yet. Hint: ${hint}`, "wrong");
-      if (this.tries >= 2) this.showButton.hidden = false;
-    }
+    if (ok) return this.right();
+    const lead = this.tries > 1 ? "Still not right." : "Not yet.";
+    this.say(`${lead} ${help}`, "wrong");
+    if (this.tries >= 2 && this.status !== "shown") this.showButton.hidden = false;
   }
 
-  answerSentence() {
-    return `The answer is ${this.data.shown}.`;
+  right() {
+    if (this.status === "shown") {
+      this.say("Right. You looked at the answer first, so this check counts as shown, not solved.", "info");
+      return;
+    }
+    this.finish("correct");
+    this.openAnswer();
+    this.say("Correct.", "right");
   }
 
   commitPrediction(right, hint) {
     this.finish(right ? "predicted-right" : "predicted-wrong");
-    this.showReveal();
-    const verdict = right ? "Your guess was right." : `Your guess was not right${hint ? ` (${hint})` : ""}.`;
-    this.say(`${verdict} ${this.data.reveal}`, right ? "right" : "wrong");
+    this.lock();
+    this.openAnswer();
+    this.say(right ? "Your guess was right." : `Your guess was not right. ${hint}`, right ? "right" : "wrong");
   }
 
-  showReveal() {
+  lock() {
     for (const input of this.form.querySelectorAll("input")) input.disabled = true;
     this.form.querySelector(".sa-submit").disabled = true;
+  }
+
+  openAnswer() {
     this.root.classList.add("sa-revealed");
     this.answer.open = true;
   }
 
-  reveal(announce) {
-    this.finish(this.status === "correct" ? "correct" : "shown");
-    this.root.classList.add("sa-revealed");
-    this.answer.open = true;
+  // "Show answer": the check is done, but it counts as shown, never as solved.
+  reveal() {
+    if (this.status !== "correct") this.finish("shown");
+    this.openAnswer();
+    const hadFocus = document.activeElement === this.showButton;
     this.showButton.hidden = true;
-    if (announce) this.say(this.answerSentence(), "info");
+    this.say("Answer shown below. It counts as shown, not solved.", "info");
+    if (hadFocus) this.answer.querySelector("summary").focus();   // keyboard users go on from the answer
   }
 
   finish(status) {
-    if (this.status !== "correct") this.progress.checks[this.id] = status;
+    if (this.status !== "correct" && this.status !== "shown") this.progress.checks[this.id] = status;
     this.root.classList.add("sa-complete");
     this.onChange(this);
   }
 
   restore(saved) {
     this.root.classList.add("sa-complete");
+    this.openAnswer();
     if (this.kind === "predict") {
-      this.showReveal();
-      this.say(`You made your guess earlier. ${this.data.reveal}`, "info");
+      this.lock();
+      this.say("You made your guess earlier.", "info");
     } else if (saved === "correct") {
-      this.say(`You answered this correctly earlier. ${this.answerSentence()}`, "right");
+      this.say("You answered this correctly earlier.", "right");
     } else {
-      this.root.classList.add("sa-revealed");
-      this.answer.open = true;
-      this.say(`You looked at the answer earlier. ${this.answerSentence()}`, "info");
+      this.say("You showed the answer earlier.", "info");
     }
   }
 }
@@ -204,6 +271,42 @@ function unfold(fold) {
   fold.bar.hidden = true;
 }
 
+// A link to an id inside a fold (the page's contents, a cross-reference, a
+// shared URL) unfolds that fold and scrolls to the target.
+function targetOf(hash) {
+  if (!hash || hash.length < 2) return null;
+  let id;
+  try {
+    id = decodeURIComponent(hash.slice(1));
+  } catch {
+    return null;
+  }
+  return document.getElementById(id);
+}
+
+function openFoldsFor(folds, target, scroll) {
+  if (!target || !target.closest(".sa-folded")) return false;
+  for (const fold of folds) {
+    if (fold.items.some((el) => el.contains(target))) unfold(fold);
+  }
+  if (scroll) target.scrollIntoView();
+  return true;
+}
+
+function followHashesIntoFolds(folds) {
+  openFoldsFor(folds, targetOf(location.hash), true);
+  window.addEventListener("hashchange", () => openFoldsFor(folds, targetOf(location.hash), true));
+  // A click on a link to the current hash fires no hashchange: unfold before
+  // the browser scrolls, so that its own scroll lands on the target.
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest("a[href*='#']");
+    if (!link) return;
+    const url = new URL(link.href, location.href);
+    if (url.pathname !== location.pathname) return;
+    openFoldsFor(folds, targetOf(url.hash), false);
+  }, true);
+}
+
 function nextChapterLink() {
   const next = document.querySelector("a.right-next");
   if (!next) return null;
@@ -228,7 +331,7 @@ function markDoneChapters() {
   }
 }
 
-function setupSkipTests(checks, progress) {
+function setupSkipTests(checks, progress, folds) {
   const tests = [];
   for (const box of document.querySelectorAll(".sa-skip-test")) {
     const own = checks.filter((c) => box.contains(c.root));
@@ -238,10 +341,19 @@ function setupSkipTests(checks, progress) {
   const update = (announce) => {
     for (const t of tests) {
       const passed = t.own.length > 0 && t.own.every((c) => c.status === "correct");
-      if (!passed) continue;
+      if (!passed) {
+        const shown = t.own.filter((c) => c.status === "shown").length;
+        if (shown > 0 && t.own.every((c) => c.complete)) {
+          t.result.textContent = `Not passed: you showed ${shown === 1 ? "one answer" : `${shown} answers`}, `
+            + "and shown answers do not count. Read the chapter, or reset your progress to try again.";
+        }
+        continue;
+      }
       t.box.classList.add("sa-passed");
+      for (const fold of folds) unfold(fold);
       if (!progress.done) {
         progress.done = true;
+        writeStore(PAGE_KEY, progress);
         const done = readStore(DONE_KEY, {});
         done[location.pathname] = true;
         writeStore(DONE_KEY, done);
@@ -249,7 +361,7 @@ function setupSkipTests(checks, progress) {
       }
       if (t.result.dataset.filled) continue;
       t.result.dataset.filled = "1";
-      t.result.textContent = "Passed: this chapter is marked as done. ";
+      t.result.textContent = "Passed: this chapter is marked as done, and all its sections are open. ";
       const link = nextChapterLink();
       if (link) t.result.append(link);
       else t.result.append("This is the last chapter so far.");
@@ -287,8 +399,11 @@ function progressBar(checks, progress) {
   bar.append(count, " ", reset, " ", note);
   const update = () => {
     const answered = checks.filter((c) => c.complete).length;
-    const done = progress.done ? " · chapter done" : "";
-    count.textContent = `Self-checks answered: ${answered} of ${checks.length}${done}`;
+    const shown = checks.filter((c) => c.status === "shown").length;
+    const parts = [`Self-checks answered: ${answered} of ${checks.length}`];
+    if (shown) parts.push(`${shown} by showing the answer`);
+    if (progress.done) parts.push("chapter done");
+    count.textContent = parts.join(" · ");
   };
   update();
   const heading = document.querySelector("article section > h1") || document.querySelector("article h1");
@@ -313,7 +428,8 @@ export function initSelfChecks() {
   };
   const checks = Array.from(roots, (root) => new Check(root, progress, onChange));
   folds = setupFolds(checks);
-  updateSkip = setupSkipTests(checks, progress);
+  followHashesIntoFolds(folds);
+  updateSkip = setupSkipTests(checks, progress, folds);
   updateBar = progressBar(checks, progress);
   updateSkip(false);
 }
