@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from selfattention import cost, scaled_dot_product_attention
-from selfattention.blockwise import blockwise_attention
+from selfattention.fast import blockwise_attention
 
 
 def test_score_count_is_n_squared_or_n_times_m():
