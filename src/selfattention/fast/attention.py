@@ -150,8 +150,7 @@ def scaled_dot_product_attention(
         block = slice(r0, r1)
         _attention_rows(
             q[i][..., block, :], k[i], v[i],
-            None if allowed is None else allowed[i][..., block, :],
-            None if bias is None else bias[i][..., block, :],
+            _rows(allowed, i, block), _rows(bias, i, block),
             scale, weights[i][..., block, :], out[i][..., block, :],
             fixed=fixed is not None and bool(fixed[i][..., block].all()),
             overflow=overflow, normalise=return_weights, small_blas=small_blas,
@@ -187,6 +186,13 @@ def _attention_rows(q, k, v, allowed, bias, scale, s, out, *, fixed, overflow, n
     np.divide(out, total, out=out, where=total > 0)  # divide R*d_v outputs, not R*S weights
     if normalise:
         np.divide(s, total, out=s, where=total > 0)  # all-blocked rows stay 0
+
+
+def _rows(mask, i, block):
+    """The rows ``block`` of batch entry ``i`` of a mask; a mask with one row serves every row."""
+    if mask is None:
+        return None
+    return mask[i] if mask.shape[-2] == 1 else mask[i][..., block, :]  # (..., R, S) or (..., 1, S)
 
 
 def _combine_masks(mask, causal, L, S, q_batch, k_batch):

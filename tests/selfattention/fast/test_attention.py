@@ -105,3 +105,25 @@ def test_the_speed_arguments_are_checked(kwargs, error, message):
     x = np.ones((3, 2))
     with pytest.raises(error, match=message):
         fast.scaled_dot_product_attention(x, x, x, **kwargs)
+
+
+@pytest.mark.parametrize("mask", [np.arange(100) % 3 > 0, np.where(np.arange(100) % 3 > 0, 0.5, -np.inf)],
+                         ids=["boolean", "float"])
+def test_a_mask_with_one_row_serves_every_block_of_rows(mask):
+    # A per-key mask (S,) has one row; 200 queries make two blocks of 128 rows (a bug sliced row 128 on).
+    rng = np.random.default_rng(6)
+    q, k, v = rng.standard_normal((200, 4)), rng.standard_normal((100, 4)), rng.standard_normal((100, 3))
+    got = fast.scaled_dot_product_attention(q, k, v, mask=mask)
+    want = attention.scaled_dot_product_attention(q, k, v, mask=mask)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-14)
+
+
+def test_products_cut_for_one_blas_thread_keep_every_row():
+    # limit_blas=False cuts each product into groups of rows (matmul_small): with S = 1000 and
+    # d_k = 64, q @ k.T goes 4 rows at a time, and weights @ v (d_v = 16) 16 rows at a time,
+    # so blocks of 127 rows leave 3 and 15 rows over.
+    rng = np.random.default_rng(7)
+    q, k = rng.standard_normal((2, 300, 64)), rng.standard_normal((2, 1000, 64))
+    v = rng.standard_normal((2, 1000, 16))
+    got = fast.scaled_dot_product_attention(q, k, v, query_block_size=127, num_threads=2, limit_blas=False)
+    np.testing.assert_allclose(got, attend_f64(q, k, v)[0], rtol=0, atol=1e-14)
