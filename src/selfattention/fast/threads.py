@@ -35,7 +35,15 @@ SERIAL_MNK = 1 << 18
 
 
 def matmul_whole(a, b, out) -> None:
-    """``out[...] = a @ b`` in one call."""
+    """``out[...] = a @ b`` in one call (BLAS may use its own threads).
+
+    Examples
+    --------
+    >>> out = np.empty((2, 1))
+    >>> matmul_whole(np.eye(2), np.array([[3.0], [4.0]]), out)
+    >>> out.ravel().tolist()
+    [3.0, 4.0]
+    """
     np.matmul(a, b, out=out)
 
 
