@@ -37,14 +37,14 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest
 
-# Units and doctests only: no book build, no browser (well under a minute).
+# Units and doctests only: no book build, no browser, no fresh-venv install (well under a minute).
 test-fast: lint
-	$(BIN)/python -m pytest -m "not book and not browser" -q
+	$(BIN)/python -m pytest -m "not book and not browser and not library" -q
 
-# Benchmark (not a test): NumPy attention against PyTorch on this machine,
-# written to _build/bench.json. torch is for the benchmark only.
+# Benchmark (not a test): the fast layer (selfattention.fast) against PyTorch on
+# this machine, written to _build/bench.json. torch is for the benchmark only.
 $(VENV)/.bench-installed: $(STAMP)
-	$(BIN)/python -m pip install -q torch==2.13.0 threadpoolctl==3.8.0
+	$(BIN)/python -m pip install -q torch==2.13.0
 	touch $@
 
 bench: $(VENV)/.bench-installed

@@ -5,8 +5,9 @@ Not a test: it prints a table and writes ``_build/bench.json``.
 
 For n = 256, 1024, 4096, 8192 (d = 64, float32, one head) it times
 
-* ``plain``: :func:`selfattention.scaled_dot_product_attention`,
-* ``blockwise``: :func:`selfattention.blockwise.blockwise_attention`,
+* ``plain``: :func:`selfattention.fast.scaled_dot_product_attention` (the
+  fast layer's plain attention: the whole table of weights, row blocks),
+* ``blockwise``: :func:`selfattention.fast.blockwise_attention`,
 * ``blockwise causal``: the same with ``causal=True`` (it skips key blocks),
 * ``torch`` and ``torch causal``: ``torch.nn.functional.scaled_dot_product_attention``
   on the CPU,
@@ -45,10 +46,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))  # run from a checkout even if not installed
 
-import selfattention  # noqa: E402
-from selfattention import _threads  # noqa: E402
-from selfattention import blockwise as bw  # noqa: E402
+from selfattention import fast  # noqa: E402
 from selfattention.cost import attention_flops, format_bytes, peak_memory  # noqa: E402
+from selfattention.fast import threads  # noqa: E402
 
 try:
     import torch
@@ -111,7 +111,7 @@ def matmul_ceiling(n: int = 2048, rounds: int = 5) -> float:
 def step_costs(rows: int = 256, keys: int = 1024, rounds: int = 30) -> dict:
     """Nanoseconds per score of each step of one blockwise tile, on one core.
 
-    The fixed-shift step of :func:`selfattention.blockwise.blockwise_attention`:
+    The fixed-shift step of :func:`selfattention.fast.blockwise_attention`:
     scores ``q @ k.T``, ``exp``, row sums and ``weights @ v``, for a tile of
     ``rows`` queries and ``keys`` keys, with OpenBLAS held to one thread. Their
     sum is the least time per score that any NumPy code spends on one core.
@@ -130,7 +130,7 @@ def step_costs(rows: int = 256, keys: int = 1024, rounds: int = 30) -> dict:
         "row sums": lambda: e.sum(axis=1),
         "weights @ v": lambda: np.matmul(e, v, out=pv),
     }
-    with _threads.one_blas_thread():
+    with threads.one_blas_thread():
         costs = {name: min(_timed(fn) for _ in range(rounds)) / (rows * keys) * 1e9
                  for name, fn in steps.items()}
     costs["total"] = sum(costs.values())
@@ -147,9 +147,9 @@ def variants(q, k, v):
     """name -> (callable, uses_numpy_memory)."""
     tq, tk, tv = (torch.from_numpy(x)[None, None] for x in (q, k, v))  # (1, 1, n, d), no copy
     return {
-        "plain": (lambda: selfattention.scaled_dot_product_attention(q, k, v), True),
-        "blockwise": (lambda: bw.blockwise_attention(q, k, v), True),
-        "blockwise causal": (lambda: bw.blockwise_attention(q, k, v, causal=True), True),
+        "plain": (lambda: fast.scaled_dot_product_attention(q, k, v), True),
+        "blockwise": (lambda: fast.blockwise_attention(q, k, v), True),
+        "blockwise causal": (lambda: fast.blockwise_attention(q, k, v, causal=True), True),
         "torch": (lambda: F.scaled_dot_product_attention(tq, tk, tv), False),
         "torch causal": (lambda: F.scaled_dot_product_attention(tq, tk, tv, is_causal=True), False),
     }
@@ -226,7 +226,6 @@ def floor_ratios(results: list[dict], ns_per_score: float, cores: int) -> dict:
 def machine() -> dict:
     info = threadpool_info()
     blas = [i for i in info if i.get("user_api") == "blas"]
-    controls = _threads.openblas_controls()
     return {
         "python": platform.python_version(),
         "numpy": np.__version__,
@@ -239,8 +238,8 @@ def machine() -> dict:
                  for i in blas],
         "threadpools": [{key: i.get(key) for key in ("user_api", "internal_api", "num_threads", "prefix")}
                         for i in info],
-        "blockwise_threads": _threads.default_threads(),
-        "blockwise_can_limit_openblas": controls is not None,
+        "blockwise_threads": threads.default_threads(),
+        "blockwise_can_limit_openblas": bool(threads.blas_info()),
         "env": {key: os.environ.get(key) for key in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
                                                      "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")},
     }

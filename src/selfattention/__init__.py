@@ -1,17 +1,27 @@
 """selfattention: the NumPy maths of *Self-Attention, Computed*.
 
-Only NumPy and the standard library are imported here. Plotting and book
-tooling live in the separate ``booktools`` package.
+Two layers:
+
+* the reference layer, what the chapters read: :func:`softmax`,
+  :func:`attention_scores`, :func:`scaled_dot_product_attention` (the
+  formula and nothing else), one head, the BERT encoder in
+  :mod:`selfattention.bert`, the teaching trace of the online softmax;
+* the fast layer, :mod:`selfattention.fast`: the same attention computed
+  for speed (row blocks, blockwise with an online softmax, threads), tested
+  equal to the reference. :func:`blockwise_attention` is re-exported here.
+
+Only NumPy, threadpoolctl and the standard library are imported. Plotting
+and book tooling live in the separate ``booktools`` package.
 """
 
 from importlib.metadata import PackageNotFoundError, version
 
-from . import bert, blockwise, cost, minilm, online_softmax, sparse
+from . import attention, bert, cost, fast, minilm, online_softmax, sparse
 from .attention import attention_scores, causal_mask, scaled_dot_product_attention
 from .bert import BertConfig, BertOutput, bert_forward, erf, gelu, layer_norm
-from .blockwise import blockwise_attention
 from .examples import WORDS, three_words
 from .exercises import Feedback, check_scores
+from .fast import blockwise_attention
 from .head import attention_head, project_qkv
 from .online_softmax import online_softmax_trace
 from .softmax import softmax
@@ -27,16 +37,17 @@ __all__ = [
     "BertOutput",
     "Feedback",
     "WORDS",
+    "attention",
     "attention_head",
     "attention_scores",
     "bert",
     "bert_forward",
-    "blockwise",
     "blockwise_attention",
     "causal_mask",
     "check_scores",
     "cost",
     "erf",
+    "fast",
     "gelu",
     "layer_norm",
     "minilm",

@@ -112,3 +112,56 @@ def check_mask(mask, L: int, S: int, batch: tuple):
     if (keep | np.isneginf(m)).all():  # only 0 and -inf: a boolean mask in disguise
         return keep, None
     return None, m
+
+
+def check_qkv(q, k, v):
+    """Validate q, k and (if not None) v; return them as float arrays of one dtype.
+
+    ``q`` is (..., L, d_k), ``k`` (..., S, d_k) and ``v`` (..., S, d_v), with
+    ``d_k >= 1``, ``S >= 1`` and leading (batch, head) dimensions that
+    broadcast. The common dtype is float32 if all are float32 (or float16),
+    else float64.
+    """
+    q = as_float_array(q, "q")
+    k = as_float_array(k, "k")
+    check_ndim(q, "q", 2, "(..., L, d_k)")
+    check_ndim(k, "k", 2, "(..., S, d_k)")
+    if q.shape[-1] == 0:
+        raise ValueError(f"q and k need d_k >= 1 numbers per row, got d_k=0 (q: {q.shape})")
+    if k.shape[-2] == 0:
+        raise ValueError(f"k has S=0 rows: there is no key to attend to (k: {k.shape})")
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"k has d_k={k.shape[-1]} but q has d_k={q.shape[-1]} "
+            f"(q: {q.shape}, k: {k.shape})"
+        )
+    batch = broadcast_shape(q.shape[:-2], k.shape[:-2], "leading (batch, head) dimensions of q and k")
+    arrays = [q, k]
+    if v is not None:
+        v = as_float_array(v, "v")
+        check_ndim(v, "v", 2, "(..., S, d_v)")
+        if v.shape[-2] != k.shape[-2]:
+            raise ValueError(
+                f"v has S={v.shape[-2]} rows but k has S={k.shape[-2]} "
+                f"(k: {k.shape}, v: {v.shape})"
+            )
+        broadcast_shape(batch, v.shape[:-2], "leading (batch, head) dimensions of q, k and v")
+        arrays.append(v)
+    dtype = np.result_type(*arrays)
+    arrays = [a.astype(dtype, copy=False) for a in arrays]
+    return arrays[0], arrays[1], (arrays[2] if v is not None else None)
+
+
+def overflow_text(q, k, scale) -> str:
+    """The error message for scores ``q @ k.T * scale`` that overflow the dtype."""
+    return (
+        f"the scores q @ k.T * scale overflow {q.dtype} (largest |q| = {abs_max(q):.3g}, "
+        f"|k| = {abs_max(k):.3g}, scale = {float(scale):.3g}): make q, k or scale smaller"
+    )
+
+
+def abs_max(x) -> float:
+    """Largest absolute value in ``x`` (0 if empty), as a Python float."""
+    if x.size == 0:
+        return 0.0
+    return max(float(np.max(x)), -float(np.min(x)))

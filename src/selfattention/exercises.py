@@ -68,7 +68,7 @@ def check_scores(scores, x=None) -> Feedback:
     ✓ Right: scores has shape (3, 3) and every value matches.
     >>> print(check_scores(X @ X.T))
     ✗ The values are too large by a factor of 1.41: did you forget to divide by sqrt(d_k) = sqrt(2)?
-    >>> print(check_scores(X.T @ X / np.sqrt(2)))
+    >>> print(check_scores(X.T @ X / np.sqrt(2)))  # doctest: +NORMALIZE_WHITESPACE
     ✗ scores has shape (2, 2) but should be (3, 3): one row and one column per word.
     Did you write X.T @ X instead of X @ X.T?
     """

@@ -1,6 +1,6 @@
 """The online softmax, traced block by block: a teaching version.
 
-:func:`~selfattention.blockwise.blockwise_attention` is the fast version;
+:func:`~selfattention.fast.blockwise_attention` is the fast version;
 this module does the same sums slowly and keeps every intermediate value,
 so a page can print and draw them. Keys and values are read in blocks.
 After each block, every query holds three things:
@@ -20,8 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import check_positive_int, check_scale
-from .attention import _check_qkv
+from ._validate import check_positive_int, check_qkv, check_scale
 
 
 class OnlineSoftmaxStep(NamedTuple):
@@ -107,13 +106,13 @@ def online_softmax_trace(q, k, v, *, block_size: int, scale=None) -> list[Online
     >>> back[-1].partial.round(2)
     array([[1.72, 0.28]])
     """
-    q, k, v = _check_qkv(q, k, v)
+    q, k, v = check_qkv(q, k, v)
     for name, arr in (("q", q), ("k", k), ("v", v)):
         if arr.ndim != 2:
             raise ValueError(f"{name} must be 2-D, one row per word; got shape {arr.shape}")
     block_size = check_positive_int(block_size, "block_size")
     scale = check_scale(scale, q.shape[-1])
-    L, S = q.shape[0], k.shape[0]  # S >= 1: _check_qkv refuses an empty k
+    L, S = q.shape[0], k.shape[0]  # S >= 1: check_qkv refuses an empty k
     q, k, v = (a.astype(np.float64) for a in (q, k, v))  # teaching: float64 throughout
 
     run_max = np.full(L, -np.inf)  # (L,) m

@@ -1,4 +1,9 @@
-"""A numerically stable softmax."""
+"""Softmax: turn a row of scores into weights that are never negative and sum to 1.
+
+:func:`~selfattention.attention.scaled_dot_product_attention` calls
+:func:`softmax` on its table of scores. The fast layer
+(:mod:`selfattention.fast`) does the same steps inside its own loops.
+"""
 
 from __future__ import annotations
 
@@ -65,35 +70,15 @@ def softmax(x, axis: int = -1) -> np.ndarray:
     if not -arr.ndim <= axis < arr.ndim:
         raise ValueError(f"softmax: axis {axis} is out of range for shape {arr.shape}")
     arr = arr.astype(np.float32 if arr.dtype == np.float32 else np.float64)  # a copy we own
-    return softmax_in_place(arr, axis)
-
-
-def softmax_in_place(scores: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Softmax of a float array, computed in its own memory; returns it.
-
-    The same steps as :func:`softmax` with no temporary as large as
-    ``scores``: attention calls it on the score table it has just made, so
-    the n-by-n table exists once. ``scores`` must be float32 or float64.
-
-    Raises
-    ------
-    ValueError
-        If ``scores`` contains NaN or ``+inf``.
-
-    Examples
-    --------
-    >>> s = np.array([[0.0, 0.0], [0.0, -np.inf]])
-    >>> softmax_in_place(s) is s, s.tolist()
-    (True, [[0.5, 0.5], [1.0, 0.0]])
-    """
-    peak = np.max(scores, axis=axis, keepdims=True)  # NaN and +inf show up here
+    peak = np.max(arr, axis=axis, keepdims=True)  # the largest score of each slice; NaN and +inf show up here
     if np.isnan(peak).any() or np.isposinf(peak).any():
-        raise ValueError(f"softmax: x contains NaN or +inf; shape {scores.shape}")
-    peak[~np.isfinite(peak)] = 0  # all -inf slices: shift by 0
-    scores -= peak
-    np.exp(scores, out=scores)  # exp(-inf) = 0: blocked entries get weight 0
-    total = np.sum(scores, axis=axis, keepdims=True)
-    np.divide(scores, total, out=scores, where=total > 0)  # all-blocked slices stay 0
-    return scores
+        raise ValueError(f"softmax: x contains NaN or +inf; shape {arr.shape}")
+    peak[np.isneginf(peak)] = 0  # an all -inf slice: shift by 0
+    arr -= peak  # now every score is <= 0, so exp(score) <= 1 cannot overflow
+    np.exp(arr, out=arr)  # exp(-inf) = 0: blocked entries get weight 0
+    total = np.sum(arr, axis=axis, keepdims=True)
+    np.divide(arr, total, out=arr, where=total > 0)  # all-blocked slices stay 0
+    return arr
 
-__all__ = ["softmax", "softmax_in_place"]
+
+__all__ = ["softmax"]

@@ -4,7 +4,7 @@ Full attention lets every query read every key: ``L * S`` scores. These
 masks keep only some of them. Both return a boolean ``(L, S)`` array with
 ``True`` where a query may attend, so they can be passed as ``mask=`` to
 :func:`~selfattention.attention.scaled_dot_product_attention` (or to
-:func:`~selfattention.blockwise.blockwise_attention`). A blocked score gets
+:func:`~selfattention.fast.blockwise_attention`). A blocked score gets
 weight exactly 0.
 
 * :func:`sliding_window_mask`: each query reads itself and the ``window``

@@ -33,7 +33,7 @@ def test_default_scale_is_one_over_sqrt_dk():
 
 
 def test_scale_is_keyword_only_and_used():
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="takes 3 positional arguments but 6 were given"):
         scaled_dot_product_attention(X, X, X, None, False, 1.0)  # noqa: B026
     np.testing.assert_allclose(attention_scores(X, X, scale=1.0), X @ X.T)
 
@@ -145,3 +145,22 @@ def test_bad_input_gets_a_clear_error(args, kwargs, error, message):
 def test_causal_mask_rejects_bad_sizes(L, S, error):
     with pytest.raises(error, match="positive integer"):
         causal_mask(L, S)
+
+
+@pytest.mark.parametrize("dtype, size", [(np.float32, 1e20), (np.float64, 1e160)])
+@pytest.mark.parametrize("sign", [1, -1], ids=["to-plus-inf", "to-minus-inf"])
+def test_scores_that_overflow_raise_instead_of_returning_inf(dtype, size, sign):
+    # -inf would be worse than +inf: softmax reads it as "blocked" and gives a wrong answer silently.
+    q = np.full((2, 2), size, dtype)
+    message = rf"the scores q @ k.T \* scale overflow {np.dtype(dtype).name} \(largest \|q\| = "
+    with pytest.raises(ValueError, match=message):
+        attention_scores(q, sign * q)
+    with pytest.raises(ValueError, match=message):
+        scaled_dot_product_attention(q, sign * q, q)
+
+
+def test_scores_equal_an_independent_computation():
+    rng = np.random.default_rng(4)
+    q, k = rng.normal(size=(2, 5, 3)), rng.normal(size=(2, 6, 3))
+    want = np.einsum("bid,bjd->bij", q, k) / np.sqrt(3)
+    np.testing.assert_allclose(attention_scores(q, k), want, rtol=0, atol=1e-15)

@@ -7,14 +7,14 @@ every run (``derandomize=True``), so a failure can always be reproduced.
 
 from __future__ import annotations
 
-import math
-
 import hypothesis.extra.numpy as hnp
 import numpy as np
 from hypothesis import given, settings, target
 from hypothesis import strategies as st
 
 from selfattention import causal_mask, scaled_dot_product_attention, softmax
+
+from .float64_reference import attend_f64 as reference
 
 #: Deterministic runs, no example database written to disk, no deadline (a
 #: slow CI machine must not fail a correct test), and few enough examples
@@ -52,7 +52,7 @@ SIGNATURE = "(l,d),(s,d),(s,e)->(l,e)"
 
 
 # ---------------------------------------------------------------------------
-# Strategies and an independent reference
+# Strategies
 # ---------------------------------------------------------------------------
 
 
@@ -85,25 +85,6 @@ def shapes_broadcasting_to(draw, shape):
 def bool_masks(shape):
     """Boolean masks of any shape that broadcasts to ``shape`` (the scores' shape)."""
     return hnp.arrays(np.bool_, shapes_broadcasting_to(shape))
-
-
-def reference(q, k, v, *, allowed=None, bias=None, scale=None):
-    """Attention in float64, written out from the formula without the package."""
-    q, k, v = (np.asarray(a, dtype=np.float64) for a in (q, k, v))
-    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
-    scores = np.einsum("...id,...jd->...ij", q, k) * scale  # (..., L, S)
-    if bias is not None:
-        scores = scores + bias
-    keep = np.isfinite(scores)  # a -inf bias blocks
-    if allowed is not None:
-        keep = keep & allowed
-    scores, keep = np.broadcast_arrays(scores, keep)
-    top = np.max(np.where(keep, scores, -np.inf), axis=-1, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)  # fully blocked rows
-    e = np.where(keep, np.exp(np.where(keep, scores, top) - top), 0.0)
-    total = e.sum(axis=-1, keepdims=True)
-    weights = np.where(total > 0, e / np.where(total > 0, total, 1.0), 0.0)
-    return weights @ v, weights
 
 
 def lower_triangle(L: int, S: int) -> np.ndarray:

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from selfattention import causal_mask, scaled_dot_product_attention
-from selfattention.blockwise import blockwise_attention
+from selfattention.fast import blockwise_attention
 from selfattention.sparse import sliding_window_mask, strided_mask
 
 

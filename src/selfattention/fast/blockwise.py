@@ -26,17 +26,21 @@ matrix product, one ``exp`` and one more matrix product. The result is
 the same softmax, up to rounding.
 
 Speed: query blocks are independent, so they are spread over the
-threads of :mod:`selfattention._threads`, with NumPy's BLAS held to one
+threads of :mod:`selfattention.fast.threads`, with NumPy's BLAS held to one
 thread per block.
+
+:func:`selfattention.online_softmax.online_softmax_trace` does the same
+sums slowly, for one head, and keeps every intermediate value: it is the
+version to read.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import _threads
-from ._validate import broadcast_shape, check_flag, check_mask, check_positive_int, check_scale
-from .attention import _check_qkv, _masked_scores, _score_checks
+from .._validate import broadcast_shape, check_flag, check_mask, check_positive_int, check_qkv, check_scale
+from .scores import masked_scores, score_checks
+from .threads import SERIAL_MNK, choose_threads, matmul_small, matmul_whole, run_tasks
 
 #: Keys per block (the step of the online softmax).
 DEFAULT_BLOCK_SIZE = 1024
@@ -55,10 +59,12 @@ def blockwise_attention(
     block_size: int = DEFAULT_BLOCK_SIZE,
     query_block_size: int = DEFAULT_QUERY_BLOCK_SIZE,
     num_threads: int | None = None,
+    fixed_shift: bool = True,
+    limit_blas: bool = True,
 ):
     """Exact attention computed block by block with an online softmax.
 
-    Gives the same result as
+    Gives the same result as the reference
     :func:`~selfattention.attention.scaled_dot_product_attention` (up to
     floating-point rounding) with the same arguments, but walks the keys and
     values in blocks of ``block_size``, keeping a running maximum and a
@@ -96,9 +102,16 @@ def blockwise_attention(
     query_block_size : int, default 256, keyword-only
         Queries per block; each query block is one task for one thread.
     num_threads : int, optional, keyword-only
-        Threads to use. Defaults to as many as NumPy's BLAS may use
-        (so ``OPENBLAS_NUM_THREADS=1`` means one), at most the number of
-        CPUs and 8. Small inputs always run in the calling thread.
+        Threads to use. By default as many as NumPy's BLAS may use (so
+        ``OPENBLAS_NUM_THREADS=1`` means one), at most the number of CPUs
+        and 8, and one for small inputs.
+    fixed_shift : bool, default True, keyword-only
+        Let rows whose scores are bounded skip the running maximum
+        (:func:`~selfattention.fast.scores.fixed_shift_rows`).
+    limit_blas : bool, default True, keyword-only
+        While several threads run, hold NumPy's BLAS to one thread with
+        threadpoolctl; if False (or if that is not possible), smaller
+        blocks are used so that every matrix product stays on one core.
 
     Returns
     -------
@@ -111,7 +124,8 @@ def blockwise_attention(
     ------
     TypeError
         If an input is not numeric, ``mask`` is neither boolean nor float,
-        ``causal`` is not a bool, or a size or ``scale`` has the wrong type.
+        ``causal``, ``fixed_shift`` or ``limit_blas`` is not a bool, or a
+        size or ``scale`` has the wrong type.
     ValueError
         If a shape is wrong (``k`` without rows, ``d_k = 0``), ``d_k`` of q
         and k differ, ``S`` of k and v differ, ``mask`` does not broadcast
@@ -144,28 +158,27 @@ def blockwise_attention(
     >>> bool(np.allclose(out, scaled_dot_product_attention(q, k, v, causal=True)))
     True
     """
-    q, k, v = _check_qkv(q, k, v)
+    q, k, v = check_qkv(q, k, v)
     causal = check_flag(causal, "causal")
+    fixed_shift = check_flag(fixed_shift, "fixed_shift")
+    limit_blas = check_flag(limit_blas, "limit_blas")
     L, S = q.shape[-2], k.shape[-2]
     block_size = check_positive_int(block_size, "block_size")
     query_block_size = check_positive_int(query_block_size, "query_block_size")
-    if num_threads is None:
-        num_threads = _threads.default_threads()
-    else:
-        num_threads = check_positive_int(num_threads, "num_threads")
     scale = check_scale(scale, q.shape[-1])
     allowed, bias = check_mask(mask, L, S, broadcast_shape(q.shape[:-2], k.shape[:-2], "q and k"))
     mask_batch = () if mask is None else np.shape(allowed if bias is None else bias)[:-2]  # may add dims
     batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], mask_batch)
     dtype = q.dtype
     out = np.zeros(batch + (L, v.shape[-1]), dtype=dtype)  # (..., L, d_v)
+    num_threads = choose_threads(num_threads, int(np.prod(batch, dtype=np.int64)) * L * S)  # scores in all
     if out.size == 0:
         return out  # no queries (L = 0) or d_v = 0: nothing to compute
 
     scores_shape = batch + (L, S)
     q = np.broadcast_to(q, batch + q.shape[-2:])  # views, no copies
     k = np.broadcast_to(k, batch + k.shape[-2:])
-    overflow, fixed = _score_checks(q, k, v, scale, bias is not None)  # see the module docstring
+    overflow, fixed = score_checks(q, k, v, scale, has_bias=bias is not None, fixed_shift=fixed_shift)
     v = np.broadcast_to(_with_ones(v), batch + (S, v.shape[-1] + 1))  # (..., S, d_v + 1)
     if allowed is not None:
         allowed = np.broadcast_to(allowed, batch + (L, S))
@@ -184,25 +197,24 @@ def blockwise_attention(
         idx, r0, r1 = task
         step = block_size
         if small_blas:  # keep each product on one core: at most 16 rows x step keys
-            step = max(1, min(block_size, _threads.SERIAL_MNK // (16 * max(q.shape[-1], v.shape[-1]))))
+            step = max(1, min(block_size, SERIAL_MNK // (16 * max(q.shape[-1], v.shape[-1]))))
         _attend_rows(
             q[idx], k[idx], v[idx],
             None if allowed is None else allowed[idx],
             None if bias is None else bias[idx],
-            dtype.type(scale), causal, r0, r1, step, out[idx], small_blas, overflow, scores_shape,
-            fixed is not None and bool(fixed[idx][r0:r1].all()),
+            dtype.type(scale), out[idx], rows=(r0, r1), causal=causal, block_size=step,
+            small_blas=small_blas, overflow=overflow, scores_shape=scores_shape,
+            fixed=fixed is not None and bool(fixed[idx][r0:r1].all()),
         )
 
-    work = int(np.prod(batch, dtype=np.int64)) * L * S  # scores in all
-    _threads.run_tasks(run, tasks, num_threads if work >= _threads.MIN_PARALLEL_SCORES else 1)
+    run_tasks(run, tasks, num_threads, limit_blas=limit_blas)
     return out
 
 
 def _attend_rows(
-    q, k, v, allowed, bias, scale, causal, r0, r1, block_size, out, small_blas=False, overflow=None,
-    scores_shape=None, fixed=False,
+    q, k, v, allowed, bias, scale, out, *, rows, causal, block_size, small_blas, overflow, scores_shape, fixed
 ):
-    """Online softmax over key blocks for query rows ``r0:r1`` of one batch slice.
+    """Online softmax over key blocks for query rows ``rows = (r0, r1)`` of one batch slice.
 
     ``q`` (L, d_k); ``k`` (S, d_k); ``v`` (S, d_v);
     ``allowed`` and ``bias`` are (L, S) views or None; rows ``r0:r1`` of
@@ -213,8 +225,9 @@ def _attend_rows(
     ``scores_shape`` is only for error messages. ``fixed`` says that every
     score of these rows is small enough to use shift 0 (no running maximum).
     """
+    r0, r1 = rows
     dtype = q.dtype
-    matmul = _threads.matmul_small if small_blas else _threads.matmul_whole
+    matmul = matmul_small if small_blas else matmul_whole
     rows = r1 - r0
     q_blk = q[r0:r1] * scale  # (R, d_k) scaled queries: cheaper than scaling R*S scores
     # (R, d_v + 1): running sums of weight * value and, in the last column, of the weights
@@ -231,7 +244,7 @@ def _attend_rows(
             if not keep.any():
                 continue  # the mask blocks this whole block
         s = buf[: rows * (c1 - c0)].reshape(rows, c1 - c0)  # (R, b), contiguous
-        _masked_scores(  # (R, b) scaled, masked scores
+        masked_scores(  # (R, b) scaled, masked scores
             matmul, q_blk, k[c0:c1].T, s, overflow,
             None if bias is None else bias[r0:r1, c0:c1], None if allowed is None else keep,
         )
@@ -283,7 +296,6 @@ def _key_blocks(r0: int, r1: int, S: int, block_size: int, causal: bool) -> list
 def _after_diagonal(rows: int, cols: int, offset: int) -> np.ndarray:
     """Boolean (rows, cols): True where key ``c`` comes after query ``r + offset``."""
     return ~np.tri(rows, cols, k=offset, dtype=bool)  # (rows, cols)
-
 
 
 __all__ = ["DEFAULT_BLOCK_SIZE", "DEFAULT_QUERY_BLOCK_SIZE", "blockwise_attention"]

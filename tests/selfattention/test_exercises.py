@@ -1,0 +1,63 @@
+"""check_scores accepts the right answer and only that, and says what is wrong."""
+
+import numpy as np
+import pytest
+
+from selfattention import Feedback, check_scores, three_words
+
+X = three_words()
+RIGHT = X @ X.T / np.sqrt(2)  # (3, 3), written out here, not taken from the package
+
+
+def test_the_right_answer_is_accepted():
+    verdict = check_scores(RIGHT)
+    assert isinstance(verdict, Feedback) and verdict.ok
+    assert str(verdict) == "✓ Right: scores has shape (3, 3) and every value matches."
+
+
+@pytest.mark.parametrize("shape", [(9,), (1, 9), (9, 1), (3, 3, 1)])
+def test_the_right_numbers_in_another_shape_are_refused(shape):
+    verdict = check_scores(RIGHT.reshape(shape))
+    assert not verdict.ok
+    assert f"scores has shape {shape} but should be (3, 3)" in verdict.message
+
+
+@pytest.mark.parametrize("decimals", [2, 4])
+def test_rounded_scores_are_refused_with_the_value_at_fault(decimals):
+    verdict = check_scores(RIGHT.round(decimals))
+    assert not verdict.ok
+    assert verdict.message.startswith("Wrong value at row ")
+
+
+def test_a_tiny_float_rounding_difference_is_accepted():
+    assert check_scores(RIGHT + 1e-12).ok
+
+
+@pytest.mark.parametrize(
+    "answer, message",
+    [
+        (X @ X.T, "too large by a factor of 1.41: did you forget to divide by sqrt(d_k) = sqrt(2)?"),
+        (X @ X.T / 2, "You divided by d_k = 2; divide by its square root instead."),
+        (X.T @ X / np.sqrt(2), "Did you write X.T @ X instead of X @ X.T?"),
+        (np.full((3, 3), np.nan), "scores contains NaN or inf."),
+        ("scores", "scores should be a NumPy array of numbers, got str."),
+    ],
+)
+def test_common_mistakes_get_their_diagnosis(answer, message):
+    verdict = check_scores(answer)
+    assert not verdict.ok and message in verdict.message
+
+
+def test_other_words_can_be_checked():
+    x = np.array([[1.0, 2.0, 3.0], [0.0, 1.0, 0.0]])
+    assert check_scores(x @ x.T / np.sqrt(3), x).ok
+    assert not check_scores(x @ x.T / np.sqrt(2), x).ok
+
+
+@pytest.mark.parametrize("x, error, message", [
+    (np.ones(3), ValueError, r"x must have shape \(n, d_k\), got \(3,\)"),
+    ([["a"]], TypeError, "x must be numeric"),
+])
+def test_bad_words_raise(x, error, message):
+    with pytest.raises(error, match=message):
+        check_scores(np.ones((3, 3)), x)
