@@ -108,8 +108,8 @@ html_theme_options = {
     "show_toc_level": 2,
     "home_page_in_toc": True,
 }
-# Math is rendered by a MathJax copy served with the site (see its README.txt).
-mathjax_path = "vendor/mathjax/tex-mml-chtml.js"
+# Math is rendered at build time as MathML (booktools.mathml): pages carry no math script.
+html_math_renderer = "mathml"
 
 nitpicky = True
 
@@ -117,6 +117,6 @@ nitpicky = True
 html_context = {"default_mode": "auto"}
 
 # --- The interactive layer and the booktools Sphinx extension ----------------
-extensions.append("booktools.sphinxext")
-html_css_files = ["sa/sa.css"]
+extensions += ["booktools.sphinxext", "booktools.mathml"]
+html_css_files = ["sa/icons.css", "sa/sa.css"]
 html_js_files = [("sa/sa.js", {"type": "module"})]
