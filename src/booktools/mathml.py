@@ -26,6 +26,7 @@ _WRAPPERS = re.compile(
 _BIG = re.compile(r"\\(big|Big|bigg|Bigg)(?![lrma-zA-Z])\s*(?P<delim>\\\{|\\\}|\\[a-zA-Z]+|[()\[\]|./])")
 _OPENERS = {"(", "[", "\\{", "\\langle", "\\lfloor", "\\lceil", "\\lvert", "\\lVert"}
 _DOTS = re.compile(r"\\dots(?![a-zA-Z])")
+_ORDINARY_MO = re.compile(r'<mo(?P<attrs>(?: stretchy="false")?)>(?P<op>[|/\u2016])</mo>')
 _LABEL = re.compile(r"\\(label|nonumber|notag)(\{[^}]*\})?")
 
 
@@ -91,16 +92,20 @@ def tex_to_mathml(latex: str, block: bool = False) -> str:
     --------
     >>> tex_to_mathml(r"\sqrt{d_k}")
     '<math xmlns="http://www.w3.org/1998/Math/MathML"><msqrt><msub><mi>d</mi><mi>k</mi></msub></msqrt></math>'
-    >>> tex_to_mathml(r"\frac{1}{", block=True)
+    >>> tex_to_mathml("a / b")
+    '<math xmlns="http://www.w3.org/1998/Math/MathML"><mi>a</mi><mo stretchy="false" lspace="0" rspace="0">/</mo><mi>b</mi></math>'
+    >>> tex_to_mathml(r"\foo{x}", block=True)
     Traceback (most recent call last):
     ...
-    ValueError: cannot render the formula '\\frac{1}{' as MathML: ...
+    ValueError: cannot render the formula '\\foo{x}' as MathML: Unknown LaTeX command "\foo".
     """
     tex = normalise(latex)
     try:
         mathml = latex2mathml.tex2mathml(tex, as_block=block)
     except Exception as exc:  # the converter raises SyntaxError, ValueError, IndexError...
         raise ValueError(f"cannot render the formula {latex!r} as MathML: {exc}") from None
+    # TeX sets | and / as ordinary symbols; MathML would space them as infix operators.
+    mathml = _ORDINARY_MO.sub(r'<mo\g<attrs> lspace="0" rspace="0">\g<op></mo>', mathml)
     # docutils indents its output; the layout ignores that white space, the page need not carry it.
     return re.sub(r">\n\s*<", "><", mathml).strip()
 
