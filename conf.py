@@ -151,6 +151,6 @@ nitpicky = True
 html_context = {"default_mode": "auto"}
 
 # --- The interactive layer and the booktools Sphinx extension ----------------
-extensions += ["booktools.sphinxext", "booktools.mathml", "booktools.pagemeta"]
+extensions += ["booktools.sphinxext", "booktools.mathml", "booktools.pagemeta", "booktools.labdata"]
 html_css_files = ["sa/icons.css", "sa/sa.css"]
 html_js_files = [("sa/sa.js", {"type": "module"})]

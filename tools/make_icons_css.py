@@ -27,6 +27,16 @@ ICONS = [
     "moon", "outdent", "sun", "xmark",
 ]
 
+#: The icon the theme's CSS draws (with Font Awesome's font) in each kind of admonition title.
+ADMONITIONS = {
+    "": "bell", "attention": "circle-exclamation", "important": "circle-exclamation",
+    "caution": "triangle-exclamation", "warning": "triangle-exclamation", "danger": "triangle-exclamation",
+    "error": "circle-xmark", "hint": "lightbulb", "tip": "lightbulb", "note": "circle-info",
+    "seealso": "share", "admonition-todo": "pencil", "exercise": "pencil",
+}
+#: Icons the theme's CSS draws after external links in the navigation and before download links.
+LINK_ICONS = {"external": "arrow-up-right-from-square", "download": "download"}
+
 
 def fontawesome_js() -> Path:
     import pydata_sphinx_theme
@@ -66,6 +76,9 @@ def css(icons: dict[str, tuple[int, int, str]], version: str) -> str:
     lines = [
         f"/* Icons of the theme as CSS masks: Font Awesome Free {version} (solid), icons CC BY 4.0,",
         " * https://fontawesome.com/license/free. Written by tools/make_icons_css.py; do not edit. */",
+        "/* The theme's own rules give these elements Font Awesome's web font; with no glyph",
+        "   left to draw, that would only cost a 115 KB download. */",
+        ".fa, .fa-solid, .fas, .fa-regular, .far, .fa-brands, .fab { font-family: inherit; }",
         ".fa-solid, .fas { display: inline-block; font-style: normal; line-height: 1; }",
         ".fa-solid::before, .fas::before {",
         '  content: ""; display: inline-block; vertical-align: -0.125em;',
@@ -77,19 +90,52 @@ def css(icons: dict[str, tuple[int, int, str]], version: str) -> str:
         ".fa-fw { width: 1.25em; text-align: center; }",
         "@media (forced-colors: active) { .fa-solid::before, .fas::before { background-color: CanvasText; } }",
     ]
-    for name, (w, h, path) in sorted(icons.items()):
-        svg = f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {w} {h}'><path d='{path}'/></svg>"
-        url = "data:image/svg+xml," + quote(svg, safe=" /:=',")
-        lines.append(f'.fa-{name} {{ --sa-icon: url("{url}"); --sa-icon-ratio: {w / h:.4f}; }}')
+    for name in ICONS:
+        w, h, _ = icons[name]
+        lines.append(f'.fa-{name} {{ --sa-icon: {mask_url(icons[name])}; --sa-icon-ratio: {w / h:.4f}; }}')
+    lines += [
+        "/* Admonition titles (a solution's has none), external and download links: the theme draws",
+        "   their icons with Font Awesome's font, which is not loaded; the same icons as masks. */",
+        "div.admonition:not(.solution) > .admonition-title::after,",
+        "nav.bd-links li > a.reference.external::after, .nav-link.nav-external::after,",
+        "a.reference.download::before {",
+        '  content: "" !important; font-family: inherit !important;',
+        "  background-color: currentColor;",
+        "  -webkit-mask: var(--sa-icon) center / contain no-repeat; mask: var(--sa-icon) center / contain no-repeat;",
+        "}",
+        "nav.bd-links li > a.reference.external::after, .nav-link.nav-external::after,",
+        "a.reference.download::before { display: inline-block; width: 0.8em; height: 0.8em; }",
+    ]
+    for kind, name in ADMONITIONS.items():
+        selector = f"div.admonition.{kind}" if kind else "div.admonition"
+        lines.append(f"{selector} > .admonition-title::after {{ --sa-icon: {mask_url(icons[name])}; }}")
+    lines.append("nav.bd-links li > a.reference.external::after, .nav-link.nav-external::after "
+                 f"{{ --sa-icon: {mask_url(icons[LINK_ICONS['external']])}; }}")
+    lines.append(f"a.reference.download::before {{ --sa-icon: {mask_url(icons[LINK_ICONS['download']])}; }}")
     return "\n".join(lines) + "\n"
+
+
+def mask_url(icon: tuple[int, int, str]) -> str:
+    """A CSS ``url()`` holding the icon as an SVG ``data:`` URL.
+
+    Examples
+    --------
+    >>> url = mask_url((10, 20, "M0 0z"))
+    >>> url.startswith('url("data:image/svg+xml,%3Csvg'), "viewBox='0 0 10 20'" in url, url.endswith('%3E")')
+    (True, True, True)
+    """
+    w, h, path = icon
+    svg = f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {w} {h}'><path d='{path}'/></svg>"
+    return 'url("data:image/svg+xml,' + quote(svg, safe=" /:=',") + '")'
 
 
 def main() -> int:
     path = fontawesome_js()
     source = path.read_text(encoding="utf-8")
     version = re.search(r"Font Awesome Free ([\d.]+)", (path.parent / "fontawesome.js.LICENSE.txt").read_text())
-    OUT.write_text(css(solid_icons(source, ICONS), version.group(1) if version else "?"), encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)} ({OUT.stat().st_size} bytes, {len(ICONS)} icons)")
+    names = sorted(set(ICONS) | set(ADMONITIONS.values()) | set(LINK_ICONS.values()))
+    OUT.write_text(css(solid_icons(source, names), version.group(1) if version else "?"), encoding="utf-8")
+    print(f"wrote {OUT.relative_to(ROOT)} ({OUT.stat().st_size} bytes, {len(names)} icons)")
     return 0
 
 
