@@ -192,7 +192,7 @@ def test_pages_carry_no_math_or_icon_script_and_every_page_has_a_description(bro
                 .filter(r => new URL(r.name).pathname.endsWith('.js'))
                 .reduce((s, r) => s + r.decodedBodySize, 0) / 1024""")
             description = page.locator('meta[name="description"]').get_attribute("content") \
-                if path not in ("search.html", "genindex.html") else "generated page: index or search, not a chapter"
+                if path not in ("search.html", "genindex.html") else "a generated page (the index or the search), which is not a chapter of the book"
             raw_math = page.evaluate("""() => Array.from(document.querySelectorAll('.math'))
                 .filter(el => !el.querySelector('math')).length""")
         finally:
