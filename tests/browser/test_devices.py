@@ -48,7 +48,8 @@ OUR_TEXT = """() => {
     [box, ...box.querySelectorAll('summary, p, label, legend, span, td, th, dt, dd, button')]);
   return texts.filter(el => el.offsetParent !== null && el.textContent.trim() &&
                             // own words or numbers (a coloured dot is a symbol: 3:1 is enough)
-                            Array.from(el.childNodes).some(n => n.nodeType === 3 && /[\\p{L}\\p{N}]/u.test(n.textContent)))
+                            Array.from(el.childNodes).some(n => n.nodeType === 3 &&
+                                                                /[\\p{L}\\p{N}]/u.test(n.textContent)))
     .map(el => {
       const fg = rgba(getComputedStyle(el).color), bg = background(el);
       const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
@@ -191,8 +192,9 @@ def test_pages_carry_no_math_or_icon_script_and_every_page_has_a_description(bro
             scripts_kb = page.evaluate("""performance.getEntriesByType('resource')
                 .filter(r => new URL(r.name).pathname.endsWith('.js'))
                 .reduce((s, r) => s + r.decodedBodySize, 0) / 1024""")
-            description = page.locator('meta[name="description"]').get_attribute("content") \
-                if path not in ("search.html", "genindex.html") else "a generated page (the index or the search), which is not a chapter of the book"
+            generated = path in ("search.html", "genindex.html")  # the index and the search: no chapter
+            description = "-" * 60 if generated else \
+                page.locator('meta[name="description"]').get_attribute("content")
             raw_math = page.evaluate("""() => Array.from(document.querySelectorAll('.math'))
                 .filter(el => !el.querySelector('math')).length""")
         finally:
