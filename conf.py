@@ -151,6 +151,7 @@ nitpicky = True
 html_context = {"default_mode": "auto"}
 
 # --- The interactive layer and the booktools Sphinx extension ----------------
-extensions += ["booktools.sphinxext", "booktools.mathml", "booktools.pagemeta", "booktools.labdata"]
+extensions += ["booktools.sphinxext", "booktools.mathml", "booktools.pagemeta", "booktools.labdata",
+               "booktools.sitecss"]
 html_css_files = ["sa/icons.css", "sa/sa.css"]
 html_js_files = [("sa/sa.js", {"type": "module"})]
