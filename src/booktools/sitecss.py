@@ -91,6 +91,31 @@ def _strip_functional(selector: str) -> str:
         selector = selector[: m.start()] + selector[j:]
 
 
+def split_selectors(selectors: str) -> list[str]:
+    """A selector list split at its own commas, not at those inside ``:is(...)`` or ``[...]``.
+
+    Examples
+    --------
+    >>> split_selectors(':is(.a,.b):before,.c[x="1,2"]')
+    [':is(.a,.b):before', '.c[x="1,2"]']
+    """
+    parts, depth, start, quote = [], 0, 0, None
+    for i, c in enumerate(selectors):
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(selectors[start:i])
+            start = i + 1
+    parts.append(selectors[start:])
+    return parts
+
+
 def selector_is_used(selector: str, words: set[str]) -> bool:
     """Whether every class and id the selector needs occurs among ``words``.
 
@@ -132,7 +157,7 @@ def purge(css: str, words: set[str]) -> str:
                 kept.append(rule)
             continue
         selectors, brace, body = rule.partition("{")
-        used = [s.strip() for s in selectors.split(",") if selector_is_used(s.strip(), words)]
+        used = [s.strip() for s in split_selectors(selectors) if selector_is_used(s.strip(), words)]
         if used:
             kept.append(",".join(used) + brace + body)
     return "\n".join(kept)
@@ -213,10 +238,11 @@ def setup(app):
     Examples
     --------
     >>> class App:  # a stand-in that records what the extension asks for
-    ...     def connect(self, event, handler): self.event = event
+    ...     def connect(self, event, handler, priority=500): self.event = event
     >>> app = App()
     >>> setup(app)["parallel_read_safe"], app.event
     (True, 'build-finished')
     """
-    app.connect("build-finished", _build_finished)
+    # Late: the theme rewrites _static/pygments.css in its own build-finished handler.
+    app.connect("build-finished", _build_finished, priority=900)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
