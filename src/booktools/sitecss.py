@@ -230,6 +230,9 @@ def _build_finished(app, exception):
         new = bundle_page(text, len(rel.parts) - 1, root, words, written)
         if new != text:
             page.write_text(new, encoding="utf-8")
+    for old in (root / "_static" / "sa").glob("site-*.css"):  # bundles of earlier builds
+        if f"_static/sa/{old.name}" not in written.values():
+            old.unlink()
 
 
 def setup(app):
