@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 SPHINXOPTS ?= -n -W --keep-going -j 2
 PORT   ?= 8000
 
-.PHONY: venv html serve lint test test-fast bench repro-check clean reset
+.PHONY: venv html serve lint test test-fast bench lighthouse repro-check clean reset
 
 # Create the virtual environment and install the pinned requirements once;
 # reinstall when a requirements or project file changes.
@@ -49,6 +49,19 @@ $(VENV)/.bench-installed: $(STAMP)
 
 bench: $(VENV)/.bench-installed
 	$(BIN)/python bench/attention_bench.py
+
+# Benchmark (not a test): Lighthouse's mobile preset on every chapter page,
+# served with gzip on 127.0.0.1; writes _build/lighthouse.json and prints a
+# table. Lighthouse is installed with npm into _build/lighthouse-tool.
+LIGHTHOUSE_VERSION ?= 13.5.0
+_build/lighthouse-tool/.installed-$(LIGHTHOUSE_VERSION):
+	@command -v npm >/dev/null || { echo "npm is missing: apt-get install -y nodejs npm"; exit 1; }
+	mkdir -p _build/lighthouse-tool
+	cd _build/lighthouse-tool && npm install --no-audit --no-fund --silent lighthouse@$(LIGHTHOUSE_VERSION)
+	touch $@
+
+lighthouse: html _build/lighthouse-tool/.installed-$(LIGHTHOUSE_VERSION)
+	$(BIN)/python tools/lighthouse.py
 
 # Build twice from clean in two folders and compare every output file.
 repro-check: $(STAMP)

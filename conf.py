@@ -108,8 +108,42 @@ nb_merge_streams = True
 nb_ipywidgets_js = {}  # never load widget scripts from another host
 
 # --- Bibliography -----------------------------------------------------------
+# The text cites author-year ("Vaswani et al. (2017)"), so the list is labelled
+# the same way, not [1]-[10]: pybtex's plain style with author-year labels.
+def _register_author_year_style() -> str:
+    from pybtex.plugin import register_plugin
+    from pybtex.richtext import Text
+    from pybtex.style.formatting.plain import Style as PlainStyle
+    from pybtex.style.labels import BaseLabelStyle
+
+    class AuthorYearLabels(BaseLabelStyle):
+        """'Vaswani et al., 2017', 'Jain and Wallace, 2019'; a, b, ... when two agree."""
+
+        def format_labels(self, sorted_entries):
+            labels = []
+            for entry in sorted_entries:
+                people = entry.persons.get("author") or entry.persons.get("editor") or []
+                last = [Text.from_latex(" ".join(p.last_names)).render_as("text") for p in people]
+                who = (last[0] if len(last) == 1 else " and ".join(last) if len(last) == 2
+                       else f"{last[0]} et al." if last else entry.key)
+                labels.append(f"{who}, {entry.fields.get('year', 'n.d.')}")
+            for label in labels:
+                same = [i for i, other in enumerate(labels) if other == label]
+                if len(same) > 1:
+                    for n, i in enumerate(same):
+                        labels[i] = f"{label}{'abcdefghijklmnopqrstuvwxyz'[n]}"
+            yield from labels
+
+    class AuthorYearStyle(PlainStyle):
+        default_label_style = "author_year"
+
+    register_plugin("pybtex.style.labels", "author_year", AuthorYearLabels, force=True)
+    register_plugin("pybtex.style.formatting", "plain_author_year", AuthorYearStyle, force=True)
+    return "plain_author_year"
+
+
 bibtex_bibfiles = ["book/references.bib"]
-bibtex_default_style = "plain"
+bibtex_default_style = _register_author_year_style()
 bibtex_reference_style = "author_year"
 
 # --- HTML ---------------------------------------------------------------------
@@ -124,8 +158,8 @@ html_theme_options = {
     "show_toc_level": 2,
     "home_page_in_toc": True,
 }
-# Math is rendered by a MathJax copy served with the site (see its README.txt).
-mathjax_path = "vendor/mathjax/tex-mml-chtml.js"
+# Math is rendered at build time as MathML (booktools.mathml): pages carry no math script.
+html_math_renderer = "mathml"
 
 nitpicky = True
 
@@ -133,6 +167,7 @@ nitpicky = True
 html_context = {"default_mode": "auto"}
 
 # --- The interactive layer and the booktools Sphinx extension ----------------
-extensions.append("booktools.sphinxext")
-html_css_files = ["sa/sa.css"]
+extensions += ["booktools.sphinxext", "booktools.mathml", "booktools.pagemeta", "booktools.labdata",
+               "booktools.sitecss"]
+html_css_files = ["sa/icons.css", "sa/sa.css"]
 html_js_files = [("sa/sa.js", {"type": "module"})]

@@ -4,23 +4,34 @@
 import { initSelfChecks } from "./selfcheck.js";
 import { initShortcuts } from "./shortcuts.js";
 
-function readConfig(el) {
+// A large configuration is not in the page but in a file beside it (data-src, written by
+// booktools.labdata at build time), so that the page's text arrives first.
+async function readConfig(el) {
   const block = el.querySelector(":scope > script.sa-lab-config");
-  return block ? JSON.parse(block.textContent) : {};
+  if (!block) return {};
+  if (block.dataset.src) {
+    const response = await fetch(new URL(block.dataset.src, document.baseURI));
+    if (!response.ok) throw new Error(`${block.dataset.src}: ${response.status}`);
+    return response.json();
+  }
+  return JSON.parse(block.textContent);
 }
 
-async function mountLabs() {
-  for (const el of document.querySelectorAll(".sa-lab[data-lab]")) {
-    const name = el.dataset.lab;
-    if (!/^[a-z0-9-]+$/.test(name)) continue;
-    try {
-      const mod = await import(`./labs/${name}.js`);
-      mod.mount(el, readConfig(el));
-      el.classList.add("sa-lab-ready");
-    } catch (err) {
-      console.error(`lab ${name} failed to start`, err);
-    }
+async function mountLab(el) {
+  const name = el.dataset.lab;
+  if (!/^[a-z0-9-]+$/.test(name)) return;
+  try {
+    const [mod, config] = await Promise.all([import(`./labs/${name}.js`), readConfig(el)]);
+    mod.mount(el, config);
+    el.classList.add("sa-lab-ready");
+  } catch (err) {
+    console.error(`lab ${name} failed to start`, err);
   }
+}
+
+// Labs start side by side; none waits for another, or for the theme's scripts.
+function mountLabs() {
+  return Promise.all(Array.from(document.querySelectorAll(".sa-lab[data-lab]"), mountLab));
 }
 
 // Code blocks and outputs that scroll sideways must be reachable by keyboard.

@@ -1,0 +1,206 @@
+"""Every reader, every device: dark mode, phones, keyboard, and light pages.
+
+Each test drives the built site in Chromium the way a reader meets it:
+dark mode chosen from the theme's menu (``localStorage``), a 390 px phone
+with touch, the keyboard only.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import PageWatch
+from tests.browser.test_site import OPEN_EVERYTHING, site_pages
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+CHAPTERS = ["weighted-average.html", "attention-in-a-real-model.html", "the-cost-of-full-context.html"]
+
+
+def open_page(browser, site_url, path, mode="light", **options):
+    """A page in a new context, the colour mode chosen as the theme menu chooses it."""
+    context = browser.new_context(**options)
+    context.add_init_script(
+        f"try {{ localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}'); }} catch (e) {{}}")
+    page = context.new_page()
+    page.watch = PageWatch(page, site_url)
+    page.goto(f"{site_url}/{path}", wait_until="networkidle")
+    return context, page
+
+
+# Our boxes, and the text inside them that a reader must be able to read.
+OUR_TEXT = """() => {
+  const rgba = (s) => { const m = s.match(/[\\d.]+/g).map(Number); return m.length === 3 ? [...m, 1] : m; };
+  const lum = ([r, g, b]) => {
+    const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const background = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgba(getComputedStyle(e).backgroundColor);
+      if (c[3] > 0.5) return c;
+    }
+    return [255, 255, 255, 1];
+  };
+  const boxes = '.sa-check, .sa-skip-test, .sa-fold-bar, .sa-progress, .sa-lab';
+  const texts = Array.from(document.querySelectorAll(boxes)).flatMap(box =>
+    [box, ...box.querySelectorAll('summary, p, label, legend, span, td, th, dt, dd, button')]);
+  return texts.filter(el => el.offsetParent !== null && el.textContent.trim() &&
+                            // own words or numbers (a coloured dot is a symbol: 3:1 is enough)
+                            Array.from(el.childNodes).some(n => n.nodeType === 3 &&
+                                                                /[\\p{L}\\p{N}]/u.test(n.textContent)))
+    .map(el => {
+      const fg = rgba(getComputedStyle(el).color), bg = background(el);
+      const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+      return {text: el.textContent.trim().slice(0, 50), ratio: (a + 0.05) / (b + 0.05),
+              box: el.closest(boxes).className};
+    });
+}"""
+
+
+@pytest.mark.parametrize("path", CHAPTERS)
+def test_dark_mode_chosen_in_the_menu_leaves_every_box_of_ours_readable(browser, site_url, path):
+    context, page = open_page(browser, site_url, path, mode="dark")
+    try:
+        assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+        page.evaluate(OPEN_EVERYTHING)
+        page.wait_for_timeout(300)
+        texts = page.evaluate(OUR_TEXT)
+        assert len(texts) > 10, "found none of our boxes to check"
+        unreadable = [t for t in texts if t["ratio"] < 4.5]
+        assert unreadable == [], f"text in our boxes below 4.5:1 contrast in dark mode: {unreadable[:5]}"
+        # The theme's light band behind notebook outputs stays away from our boxes.
+        bands = page.evaluate("""() => Array.from(document.querySelectorAll(
+            '.cell_output .text_html:has(> .sa-check, > .sa-skip-test, > .sa-lab)'))
+            .map(el => getComputedStyle(el).backgroundColor)
+            .filter(c => c !== 'rgba(0, 0, 0, 0)' && c !== 'transparent')""")
+        assert bands == []
+        # The test-data blocks are not shown as thin bars.
+        fixtures = page.evaluate("""() => Array.from(document.querySelectorAll('script.sa-fixture'))
+            .map(s => s.closest('.cell')).filter(c => c && c.getBoundingClientRect().height > 0).length""")
+        assert fixtures == 0
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [390, 800])
+def test_the_visible_sidebar_button_brings_the_chapter_list_into_view_on_a_phone(browser, site_url, width):
+    options = {**PHONE, "viewport": {"width": width, "height": 844}}
+    context, page = open_page(browser, site_url, "weighted-average.html", **options)
+    try:
+        link = page.get_by_role("link", name="The cost of full context")
+        assert not link.is_visible()
+        toggles = page.locator("button.primary-toggle:visible")
+        assert toggles.count() == 1, "exactly one visible button opens the chapter list"
+        toggles.first.tap()
+        link.wait_for(state="visible", timeout=3000)
+        box = link.bounding_box()
+        assert 0 <= box["x"] and box["x"] + box["width"] <= width and 0 <= box["y"] < 844
+        assert page.evaluate("document.getElementById('pst-primary-sidebar-modal').open")
+        page.keyboard.press("Escape")
+        # The page's own contents (secondary sidebar) open the same way.
+        page.locator("button.secondary-toggle:visible").first.tap()
+        page.locator("#pst-secondary-sidebar-modal").get_by_role("link", name="Step 1: score every pair") \
+            .wait_for(state="visible", timeout=3000)
+    finally:
+        context.close()
+
+
+def test_on_a_wide_screen_the_sidebar_button_hides_and_shows_the_chapter_list(browser, site_url):
+    context, page = open_page(browser, site_url, "weighted-average.html",
+                              viewport={"width": 1366, "height": 900})
+    try:
+        link = page.get_by_role("link", name="The cost of full context")
+        assert link.is_visible()
+        page.locator("button.primary-toggle:visible").click()
+        link.wait_for(state="hidden", timeout=3000)
+        page.locator("button.primary-toggle:visible").click()
+        link.wait_for(state="visible", timeout=3000)
+    finally:
+        context.close()
+
+
+def test_no_formula_is_a_tab_stop(browser, site_url):
+    context, page = open_page(browser, site_url, "the-cost-of-full-context.html",
+                              viewport={"width": 1366, "height": 900})
+    try:
+        assert page.locator(".math").count() > 20
+        focusable = page.evaluate("""() => Array.from(document.querySelectorAll('.math, .math *'))
+            .filter(el => el.tabIndex >= 0).length""")
+        assert focusable == 0
+        page.evaluate(OPEN_EVERYTHING)
+        seen, in_math = set(), []
+        for _ in range(400):
+            page.keyboard.press("Tab")
+            stop = page.evaluate("""() => { const e = document.activeElement;
+                return [e.tagName + '#' + e.id + '.' + e.className + '@' + Math.round(e.getBoundingClientRect().top
+                        + window.scrollY), !!e.closest('.math, math')]; }""")
+            if stop[1]:
+                in_math.append(stop[0])
+            if stop[0] in seen:
+                break
+            seen.add(stop[0])
+        assert len(seen) > 20 and in_math == []
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("selector", ["button.primary-toggle", ".dropdown-download-buttons > button",
+                                      "button.theme-switch-button", "button.btn-fullscreen-button"])
+def test_header_buttons_show_a_focus_ring(browser, site_url, selector):
+    context, page = open_page(browser, site_url, "weighted-average.html",
+                              viewport={"width": 1366, "height": 900})
+    try:
+        target = page.locator(f"{selector}:visible").first
+        page.evaluate("el => el.focus()", target.element_handle())  # then move by keyboard: :focus-visible
+        page.keyboard.press("Shift+Tab")
+        page.keyboard.press("Tab")
+        ring = target.evaluate("""el => { const s = getComputedStyle(el);
+            return [document.activeElement === el, s.outlineStyle, parseFloat(s.outlineWidth), s.boxShadow]; }""")
+        assert ring[0], f"{selector} did not take the focus back"
+        assert (ring[1] != "none" and ring[2] >= 2) or ring[3] != "none", f"{selector} shows no focus ring: {ring}"
+    finally:
+        context.close()
+
+
+def test_table_captions_wrap_at_the_page_width_on_a_phone(browser, site_url, built_book):
+    found = 0
+    for path in site_pages(built_book):
+        context, page = open_page(browser, site_url, path, **PHONE)
+        try:
+            page.evaluate(OPEN_EVERYTHING)
+            page.wait_for_timeout(200)
+            captions = page.evaluate("""() => Array.from(document.querySelectorAll('table > caption'))
+                .filter(c => c.offsetParent !== null).map(c => {
+                  const r = c.getBoundingClientRect();
+                  return {text: c.textContent.trim().slice(0, 40), left: r.left, right: r.right};
+                })""")
+        finally:
+            context.close()
+        found += len(captions)
+        cut = [c for c in captions if c["left"] < 0 or c["right"] > 390]
+        assert cut == [], f"{path}: captions wider than the phone: {cut}"
+    assert found >= 5
+
+
+def test_pages_carry_no_math_or_icon_script_and_every_page_has_a_description(browser, site_url, built_book):
+    for path in site_pages(built_book):
+        context, page = open_page(browser, site_url, path, **PHONE)
+        try:
+            urls = page.evaluate("performance.getEntriesByType('resource').map(r => r.name)")
+            scripts_kb = page.evaluate("""performance.getEntriesByType('resource')
+                .filter(r => new URL(r.name).pathname.endsWith('.js'))
+                .reduce((s, r) => s + r.decodedBodySize, 0) / 1024""")
+            generated = path in ("search.html", "genindex.html")  # the index and the search: no chapter
+            description = "-" * 60 if generated else \
+                page.locator('meta[name="description"]').get_attribute("content")
+            raw_math = page.evaluate("""() => Array.from(document.querySelectorAll('.math'))
+                .filter(el => !el.querySelector('math')).length""")
+        finally:
+            context.close()
+        heavy = [u for u in urls if "fontawesome" in u or "mathjax" in u.lower() or "webfonts" in u]
+        assert heavy == [], f"{path} loads {heavy}"
+        assert scripts_kb < 250, f"{path} runs {scripts_kb:.0f} KB of script"
+        assert description and len(description) > 50, f"{path} has no meta description"
+        assert raw_math == 0, f"{path}: {raw_math} formulas not rendered as MathML"
