@@ -18,8 +18,24 @@ export function s(tag, attrs = {}, ...children) {
 }
 
 // Load a lab's stylesheet once (a <link>: allowed by the site's CSP).
+const pending = new Set();
+
 export function loadStylesheet(url) {
   const href = new URL(url).href;
   const links = document.querySelectorAll("link[rel=stylesheet]");
-  if (![...links].some((l) => l.href === href)) document.head.append(h("link", { rel: "stylesheet", href }));
+  if ([...links].some((l) => l.href === href)) return;
+  const link = h("link", { rel: "stylesheet", href });
+  const loaded = new Promise((resolve) => {
+    link.addEventListener("load", resolve, { once: true });
+    link.addEventListener("error", resolve, { once: true }); // the lab still works, unstyled
+  });
+  pending.add(loaded);
+  loaded.then(() => pending.delete(loaded));
+  document.head.append(link);
+}
+
+// Resolves once every stylesheet a lab asked for has arrived, so that a lab is
+// marked ready (and shown as laid out) only when its styles apply.
+export function stylesheetsLoaded() {
+  return Promise.all([...pending]);
 }

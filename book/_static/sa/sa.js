@@ -1,6 +1,7 @@
 // Entry module of the book's interactive layer, loaded on every page.
 // Self-checks, folds, skip tests, keyboard shortcuts, and labs (each lab is
 // its own module under labs/, configured by JSON that the page computed).
+import { stylesheetsLoaded } from "./dom.js";
 import { initSelfChecks } from "./selfcheck.js";
 import { initShortcuts } from "./shortcuts.js";
 
@@ -23,6 +24,7 @@ async function mountLab(el) {
   try {
     const [mod, config] = await Promise.all([import(`./labs/${name}.js`), readConfig(el)]);
     mod.mount(el, config);
+    await stylesheetsLoaded();
     el.classList.add("sa-lab-ready");
   } catch (err) {
     console.error(`lab ${name} failed to start`, err);
