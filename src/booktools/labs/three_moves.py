@@ -159,7 +159,7 @@ def three_moves_lab(x, words: Sequence[str], word: int = 0, *, lab_id: str = "mo
     >>> lab.markup.startswith('<div class="sa-lab" data-lab="three-moves" id="moves-lab">')
     True
     >>> lab.markdown.splitlines()[0][:60]
-    '1. **Move 1 of 3: look.** Cat looks at every word of the sent'
+    '1. **Move 1 of 3: look.** Cat looks at every word of the sen'
     """
     config = three_moves_config(x, words, word)
     items = "".join(f"<li><strong>{esc(m['title'])}.</strong> {esc(m['text'])}</li>" for m in config["moves"])
