@@ -31,7 +31,7 @@ export function mount(root, config) {
   const labels = s("g", { class: "sa-moves-labels" });
   const shareLabels = s("g", { class: "sa-moves-shares" });
   const star = s("path", { class: "sa-moves-star" });
-  const starLabel = s("text", { class: "sa-moves-label sa-moves-star-label", "text-anchor": "middle" });
+  const starLabel = s("text", { class: "sa-moves-label sa-moves-star-label", "text-anchor": "end" });
   svg.append(axes, links, pieces, points, labels, shareLabels, star, starLabel);
   const me = x[word];
   x.forEach((p, j) => {
@@ -112,8 +112,8 @@ export function mount(root, config) {
       d += `${k ? "L" : "M"}${(cx + r * Math.cos(a)).toFixed(2)} ${(cy + r * Math.sin(a)).toFixed(2)}`;
     }
     star.setAttribute("d", show ? `${d}Z` : "");
-    starLabel.setAttribute("x", String(cx));
-    starLabel.setAttribute("y", String(cy + 26));
+    starLabel.setAttribute("x", String(cx - 14)); // left of the star, clear of the word's own label
+    starLabel.setAttribute("y", String(cy - 6));
     starLabel.textContent = show ? "blend" : "";
   }
 
