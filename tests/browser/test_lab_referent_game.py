@@ -58,7 +58,9 @@ def test_mouse_wrong_then_right_in_every_round(page, lab, fixture):
         assert lab.get_attribute("data-round") == str(i)
         sentence = lab.locator(".sa-referent-sentence").text_content()
         assert sentence == r["sentence"]
-        assert lab.locator(".sa-referent-progress").text_content() == f"Round {i + 1} of {fixture['total']}"
+        assert lab.locator(".sa-referent-round").text_content() == f"Round {i + 1} of {fixture['total']}"
+        assert lab.locator(".sa-referent-score").text_content() == "right at the first try: 0"
+        assert lab.locator("button[data-action=next], button[data-action=again]").count() == 0
         for noun in r["wrong"]:
             lab.locator(f"button[data-noun={noun}]").click()
             assert feedback(lab) == f"Not the {noun}. {r['feedback'][noun]}"
@@ -104,6 +106,7 @@ def test_the_summary_counts_first_tries(page, lab, fixture):
         if i < fixture["total"] - 1:
             lab.locator("button[data-action=next]").click()
     n = fixture["total"]
+    assert lab.locator(".sa-referent-score").text_content() == f"right at the first try: {n - 1}"
     assert lab.locator(".sa-referent-summary").text_content().startswith(
         f"You found all {n}, {n - 1} of them at the first try.")
     status = lab.locator(".sa-referent-feedback")

@@ -13,7 +13,9 @@ export function mount(root, config) {
   const id = root.id || "sa-referent";
   const state = { round: 0, tries: 0, firstTry: 0, solved: false };
 
-  const progress = h("p", { class: "sa-referent-progress", id: `${id}-progress` });
+  const roundNo = h("span", { class: "sa-referent-round" });
+  const score = h("span", { class: "sa-referent-score" });
+  const progress = h("p", { class: "sa-referent-progress", id: `${id}-progress` }, roundNo, score);
   const sentence = h("p", { class: "sa-referent-sentence", id: `${id}-sentence` });
   const question = h("p", { class: "sa-referent-question", id: `${id}-question` });
   const choices = h("div", {
@@ -26,8 +28,10 @@ export function mount(root, config) {
   const hint = h("p", { class: "sa-panel-hint" },
     "Click or tap a noun, or reach it with Tab and press Enter.");
   root.querySelector(".sa-lab-fallback")?.remove();
+  // "Next round" and "Play again" are in the page only while they can be used.
+  const actions = h("div", { class: "sa-panel-buttons sa-referent-actions" });
   root.append(h("div", { class: "sa-panel sa-referent" }, progress, sentence, question, choices, feedback,
-    h("div", { class: "sa-panel-buttons" }, next, again), summary, hint));
+    actions, summary, hint));
 
   function showRound() {
     const r = rounds[state.round];
@@ -35,7 +39,8 @@ export function mount(root, config) {
     state.solved = false;
     root.dataset.round = String(state.round);
     root.dataset.solved = "false";
-    progress.textContent = `Round ${state.round + 1} of ${rounds.length}`;
+    roundNo.textContent = `Round ${state.round + 1} of ${rounds.length}`;
+    showScore();
     sentence.replaceChildren(`${r.before} `, h("mark", { class: "sa-referent-it" }, config.pronoun), ` ${r.after}`);
     question.textContent = `Which noun does “${config.pronoun}” take its meaning from?`;
     choices.replaceChildren(...r.nouns.map((noun) => {
@@ -45,9 +50,12 @@ export function mount(root, config) {
     }));
     feedback.textContent = "";
     feedback.className = "sa-referent-feedback";
-    next.hidden = true;
-    again.hidden = true;
+    actions.replaceChildren();
     summary.textContent = "";
+  }
+
+  function showScore() {
+    score.textContent = `right at the first try: ${state.firstTry}`;
   }
 
   function pick(noun, button) {
@@ -58,6 +66,7 @@ export function mount(root, config) {
     if (noun === r.answer) {
       state.solved = true;
       if (state.tries === 1) state.firstTry += 1;
+      showScore();
       root.dataset.solved = "true";
       button.classList.add("sa-referent-right");
       for (const b of choices.querySelectorAll("button")) if (b !== button) b.disabled = true;
@@ -67,10 +76,10 @@ export function mount(root, config) {
       if (last) {
         summary.textContent = `You found all ${rounds.length}, ${state.firstTry} of them at the first try. `
           + `In every round “${config.pronoun}” was the same word; another word decided what it meant.`;
-        again.hidden = false;
+        actions.replaceChildren(again);
         again.focus();
       } else {
-        next.hidden = false;
+        actions.replaceChildren(next);
         next.focus();
       }
     } else {
