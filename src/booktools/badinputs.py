@@ -170,6 +170,10 @@ CASES: tuple[BadInput, ...] = (
     BadInput("check_scores", "words `x` given as a string", "x",
              (_X @ _X.T,), {"x": "cat dog car"}),
     BadInput("check_scores", "words `x` holding NaN", "x", (_X @ _X.T,), {"x": _NAN_K}),
+    # check_blend --------------------------------------------------------------
+    BadInput("check_blend", "`word` = 3, not a row of the 3 words", "word", (_X[0],), {"word": 3}),
+    BadInput("check_blend", "`word` = 1.0, a float", "word", (_X[0],), {"word": 1.0}),
+    BadInput("check_blend", "words `x` with one dimension, shape (3,)", "x", (_X[0],), {"x": np.ones(3)}),
     # BERT ---------------------------------------------------------------------
     BadInput("BertConfig", "`num_attention_heads` = 4 does not divide 10", "num_attention_heads",
              (), {"hidden_size": 10, "num_attention_heads": 4}),

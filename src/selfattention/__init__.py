@@ -20,7 +20,7 @@ from . import attention, bert, cost, fast, minilm, online_softmax, sparse
 from .attention import attention_scores, causal_mask, scaled_dot_product_attention
 from .bert import BertConfig, BertOutput, bert_forward, erf, gelu, layer_norm
 from .examples import WORDS, three_words
-from .exercises import Feedback, check_scores
+from .exercises import Feedback, check_blend, check_scores
 from .fast import blockwise_attention
 from .head import attention_head, project_qkv
 from .online_softmax import online_softmax_trace
@@ -44,6 +44,7 @@ __all__ = [
     "bert_forward",
     "blockwise_attention",
     "causal_mask",
+    "check_blend",
     "check_scores",
     "cost",
     "erf",

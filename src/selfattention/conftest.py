@@ -27,6 +27,7 @@ NEEDS_MODEL = frozenset(
         "load_weights",
         "sentence_attention_from_to",
         "tokenize",
+        "word_embeddings",
     )
 )
 

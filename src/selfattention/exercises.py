@@ -102,3 +102,92 @@ def check_scores(scores, x=None) -> Feedback:
     i, j = np.unravel_index(np.argmax(np.abs(got - expected)), got.shape)
     return Feedback(False, f"Wrong value at row {i}, column {j}: {got[i, j]:.4g} "
                            f"where {expected[i, j]:.4g} was expected.")
+
+
+def check_blend(output, word: int = 2, x=None) -> Feedback:
+    """Check the reader's three moves (look, score, blend) for one word of ``x``.
+
+    The right answer is the word's output: the scores of ``x[word]`` with
+    every word, ``x @ x[word] / sqrt(d_k)``, turned into shares by softmax,
+    then the blend ``shares @ x``.
+
+    Parameters
+    ----------
+    output : array_like
+        What the reader computed: one vector of ``d_k`` numbers.
+    word : int, default 2
+        The row of ``x`` that looks (2 is car in the running example).
+    x : array_like, shape (n, d_k), optional
+        The words; defaults to the running example (cat, dog, car).
+
+    Returns
+    -------
+    Feedback
+        ``ok`` is True if ``output`` is right to 1e-9; the message names the
+        likely mistake otherwise (the shares instead of the blend, a plain
+        average, the scores used as shares, no scaling, another word).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``x`` is not a 2-D array of finite real numbers or ``word`` is
+        not one of its rows (a wrong ``output`` is not an error).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from selfattention import softmax
+    >>> X = three_words()
+    >>> car = X[2]
+    >>> shares = softmax(X @ car / np.sqrt(2))
+    >>> print(check_blend(shares @ X))
+    ✓ Right: car's blend matches, to 1e-9.
+    >>> print(check_blend(X.mean(axis=0)))  # doctest: +NORMALIZE_WHITESPACE
+    ✗ That is the plain average of the words: every word got the same share.
+    Use the shares softmax gives to car's scores.
+    """
+    from .softmax import softmax
+
+    names = dict(enumerate(("cat", "dog", "car"))) if x is None else {}
+    x = three_words() if x is None else as_float_array(x, "x")
+    if x.ndim != 2:
+        raise ValueError(f"x must have shape (n, d_k), got {x.shape}")
+    n, d_k = x.shape
+    if isinstance(word, bool) or not isinstance(word, (int, np.integer)) or not 0 <= word < n:
+        raise ValueError(f"word must be a row of x, from 0 to {n - 1}, got {word!r}")
+    name = names.get(int(word), f"word {word}")
+    scores = attention_scores(x[word:word + 1], x)[0]          # (n,)
+    shares = softmax(scores)                                  # (n,)
+    expected = shares @ x                                     # (d_k,)
+    try:
+        got = np.asarray(output, dtype=float)
+    except (TypeError, ValueError):
+        return Feedback(False, f"output should be a NumPy array of numbers, got {type(output).__name__}.")
+    if got.shape == (n,) and n != d_k and np.allclose(got, shares, atol=1e-9):
+        return Feedback(False, f"Those are {name}'s shares, one per word. Blend the words with them: "
+                               "shares @ X.")
+    if got.shape != expected.shape:
+        return Feedback(False, f"output has shape {got.shape} but should be {expected.shape}: "
+                               f"one vector of {d_k} numbers, like a word.")
+    if not np.all(np.isfinite(got)):
+        return Feedback(False, "output contains NaN or inf.")
+    if np.allclose(got, expected, rtol=0, atol=1e-9):
+        return Feedback(True, f"Right: {name}'s blend matches, to 1e-9.")
+    if np.allclose(got, x.mean(axis=0), atol=1e-9):
+        return Feedback(False, "That is the plain average of the words: every word got the same share. "
+                               f"Use the shares softmax gives to {name}'s scores.")
+    if np.allclose(got, x[word], atol=1e-9):
+        return Feedback(False, f"That is {name} itself: the blend mixes in every word, by its share.")
+    if np.allclose(got, scores @ x, atol=1e-9):
+        return Feedback(False, "You blended with the scores. Turn them into shares with softmax first, "
+                               "so that they are positive and add up to 1.")
+    if np.allclose(got, softmax(scores * np.sqrt(d_k)) @ x, atol=1e-9):
+        return Feedback(False, f"The blend is too sharp: did you forget to divide the scores by "
+                               f"sqrt(d_k) = sqrt({d_k})?")
+    for other in range(n):
+        if other != word and np.allclose(got, softmax(attention_scores(x[other:other + 1], x)[0]) @ x,
+                                         atol=1e-9):
+            return Feedback(False, f"That is {names.get(other, f'word {other}')}'s blend: "
+                                   f"score with {name}'s vector, row {word} of X.")
+    return Feedback(False, f"Not yet: got [{', '.join(f'{v:.4g}' for v in got)}] where "
+                           f"[{', '.join(f'{v:.4g}' for v in expected)}] was expected.")

@@ -432,6 +432,50 @@ def tokenize(sentence: str, *, model_dir=None) -> Tokens:
     return Tokens(tuple(enc.tokens), np.array(enc.ids, dtype=np.int64))
 
 
+def word_embeddings(sentence: str, *, model_dir=None) -> tuple[tuple[str, ...], np.ndarray]:
+    """The embedding step alone: each token's row of the model's word-embedding table.
+
+    The table ``embeddings.word_embeddings.weight`` has one row of 384
+    numbers per entry of the vocabulary. A token's vector is the row at its
+    id, whatever the sentence around it: the same word gives the same row.
+    (The model then adds a position vector and normalises the sum, see
+    :func:`selfattention.bert.bert_embeddings`; nothing here looks at the
+    other tokens.)
+
+    Parameters
+    ----------
+    sentence : str
+        The text to look up.
+    model_dir : str or os.PathLike, optional, keyword-only
+        Folder with the model files; defaults to :func:`find_model_dir`.
+
+    Returns
+    -------
+    tokens : tuple of str
+        The ``L`` tokens, ``("[CLS]", ..., "[SEP]")``.
+    rows : numpy.ndarray, shape (L, 384)
+        ``rows[i]`` is row ``input_ids[i]`` of the table (float32, a copy).
+
+    Raises
+    ------
+    TypeError, ValueError, ModelNotFoundError, ChecksumError, ImportError
+        As in :func:`tokenize` and :func:`load_weights`.
+
+    Examples
+    --------
+    >>> river, rows_river = word_embeddings("The bank of the river.")
+    >>> money, rows_money = word_embeddings("The bank took my money.")
+    >>> river[2], money[2], rows_river.shape
+    ('bank', 'bank', (8, 384))
+    >>> bool((rows_river[2] == rows_money[2]).all())  # one row, whatever the sentence
+    True
+    """
+    folder = _resolve_dir(model_dir)
+    tokens, ids = tokenize(sentence, model_dir=folder)                       # (L,)
+    table = load_weights(folder)["embeddings.word_embeddings.weight"]      # (vocab, 384)
+    return tokens, table[ids].copy()                                        # (L, 384)
+
+
 def encode(sentence: str, *, model_dir=None) -> Encoding:
     """Run all-MiniLM-L6-v2 on a sentence; keep every hidden state and attention.
 
@@ -551,4 +595,5 @@ __all__ = [
     "sha256_of",
     "tokenize",
     "verify_checksum",
+    "word_embeddings",
 ]

@@ -17,11 +17,14 @@ import pytest
 
 from tests.browser.conftest import PageWatch
 
-LABS = {
-    "weighted-average.html": "#wa-lab",
-    "attention-in-a-real-model.html": "#explorer-lab",
-    "the-cost-of-full-context.html": "#grid-lab",
-}
+# (page, lab): a page may hold several labs.
+LABS = [
+    ("words-are-islands.html", "#referent-game"),
+    ("words-are-islands.html", "#moves-lab"),
+    ("weighted-average.html", "#wa-lab"),
+    ("attention-in-a-real-model.html", "#explorer-lab"),
+    ("the-cost-of-full-context.html", "#grid-lab"),
+]
 
 # Every visible element that holds text of its own, with its text colour
 # (fill for SVG) and the colour behind it, composited up the ancestors.
@@ -77,24 +80,24 @@ def contrast(a, b) -> float:
     return (la + 0.05) / (lb + 0.05)
 
 
-def open_page(browser, site_url, page_path, *, mode="light", **options):
+def open_page(browser, site_url, page_path, lab, *, mode="light", **options):
     context = browser.new_context(**options)
     context.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
     page = context.new_page()
     page.watch = PageWatch(page, site_url)
     page.goto(f"{site_url}/{page_path}")
-    page.wait_for_selector(f"{LABS[page_path]}.sa-lab-ready")
+    page.wait_for_selector(f"{lab}.sa-lab-ready")
     return context, page
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("mode", ["light", "dark"])
-@pytest.mark.parametrize("page_path", list(LABS))
-def test_every_text_in_a_lab_is_readable(browser, site_url, page_path, mode):
-    context, page = open_page(browser, site_url, page_path, mode=mode, viewport={"width": 1366, "height": 900})
+@pytest.mark.parametrize("page_path, lab", LABS)
+def test_every_text_in_a_lab_is_readable(browser, site_url, page_path, lab, mode):
+    context, page = open_page(browser, site_url, page_path, lab, mode=mode, viewport={"width": 1366, "height": 900})
     try:
         assert page.evaluate("document.documentElement.dataset.theme") == mode
-        texts = page.locator(LABS[page_path]).evaluate(TEXT_AND_BACKGROUND)
+        texts = page.locator(lab).evaluate(TEXT_AND_BACKGROUND)
         assert len(texts) >= 8
         unreadable = [t for t in texts if "bad" in t]
         assert unreadable == [], f"colours that cannot be read: {unreadable[:5]}"
@@ -102,7 +105,7 @@ def test_every_text_in_a_lab_is_readable(browser, site_url, page_path, mode):
                if contrast(t["fg"], t["bg"]) < (3.0 if t["size"] >= 18.5 or (t["bold"] and t["size"] >= 14) else 4.5)
                and t["opacity"] == 1]
         assert low == [], f"{mode} mode: text that does not contrast with its background: {low[:8]}"
-        panel_bg = page.locator(f"{LABS[page_path]} .sa-panel").evaluate("el => getComputedStyle(el).backgroundColor")
+        panel_bg = page.locator(f"{lab} .sa-panel").evaluate("el => getComputedStyle(el).backgroundColor")
         dark_panel = luminance([float(v) for v in re.findall(r"[\d.]+", panel_bg)[:3]]) < 0.2
         assert dark_panel == (mode == "dark")  # the panel follows the theme
         assert page.watch.console_errors == []
@@ -111,12 +114,12 @@ def test_every_text_in_a_lab_is_readable(browser, site_url, page_path, mode):
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("page_path", list(LABS))
-def test_labs_fit_a_phone(browser, site_url, page_path):
-    context, page = open_page(browser, site_url, page_path, viewport={"width": 390, "height": 844},
+@pytest.mark.parametrize("page_path, lab", LABS)
+def test_labs_fit_a_phone(browser, site_url, page_path, lab):
+    context, page = open_page(browser, site_url, page_path, lab, viewport={"width": 390, "height": 844},
                               has_touch=True, is_mobile=True)
     try:
-        lab = page.locator(LABS[page_path])
+        lab = page.locator(lab)
         wide = lab.evaluate("""root => { const w = document.documentElement.clientWidth;
             return [...root.querySelectorAll("*")].filter(el => !el.closest(".sa-ex-grid-wrap"))
               .filter(el => { const r = el.getBoundingClientRect(); return r.width && r.right > w + 0.5; })

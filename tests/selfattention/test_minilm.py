@@ -264,3 +264,38 @@ def test_trophy_suitcase_does_not_flip():
     small = minilm.sentence_attention_from_to(TROPHY_SMALL, "it", ["trophy", "suitcase"])
     assert not preference_flips(big, small, min_weight=0.05).any()
     assert not preference_flips(big[..., ::-1], small[..., ::-1], min_weight=0.05).any()
+
+
+# ---------------------------------------------------------------------------
+# The embedding step alone (chapter "Words are islands")
+# ---------------------------------------------------------------------------
+
+
+def test_word_embeddings_are_the_table_rows_at_the_token_ids():
+    tokens, rows = minilm.word_embeddings("The bank of the river.")
+    ids = minilm.tokenize("The bank of the river.").input_ids
+    table = minilm.load_weights()["embeddings.word_embeddings.weight"]
+    assert tokens == minilm.tokenize("The bank of the river.").tokens
+    assert rows.shape == (len(tokens), 384) and rows.dtype == np.float32
+    np.testing.assert_array_equal(rows, table[ids])
+
+
+def test_the_same_word_gets_the_same_row_in_any_sentence():
+    river_tokens, river = minilm.word_embeddings("I walked to the bank by the river.")
+    money_tokens, money = minilm.word_embeddings("She paid the bank from her account.")
+    i, j = river_tokens.index("bank"), money_tokens.index("bank")
+    assert i != j                                     # another place in the sentence, same row
+    np.testing.assert_array_equal(river[i], money[j])
+    assert not np.array_equal(river[river_tokens.index("river")], river[i])
+
+
+def test_word_embeddings_returns_a_copy_that_cannot_change_the_model():
+    _, rows = minilm.word_embeddings("bank")
+    rows[:] = 0.0
+    _, again = minilm.word_embeddings("bank")
+    assert np.abs(again).max() > 0
+
+
+def test_word_embeddings_refuses_what_is_not_a_string():
+    with pytest.raises(TypeError, match="sentence must be a string"):
+        minilm.word_embeddings(["bank"])

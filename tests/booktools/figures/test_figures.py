@@ -17,6 +17,7 @@ from PIL import Image
 import selfattention as sa
 from booktools.figures.base import SMALLEST_TEXT_KEY, finish, png, smallest_text_pt, subplots
 from booktools.figures.cost import plot_mask_costs, plot_measurements
+from booktools.figures.embeddings import plot_embedding_rows
 from booktools.figures.heatmaps import plot_attention, plot_layer_means
 from booktools.figures.masks import plot_masks
 from booktools.figures.online_softmax import plot_online_softmax
@@ -47,6 +48,8 @@ def _figures():
     cost_ns = [64, 128, 256, 512, 1024, 2048]
     return {
         "words": lambda: plot_words(x, sa.WORDS),
+        "embedding rows": lambda: plot_embedding_rows(RNG.normal(0, 0.05, (3, 384)),
+                                                      ["“bank” beside “river”", "“bank” beside “account”", "“river”"]),
         "weighted mix": lambda: plot_weighted_mix(x, w, sa.WORDS, 0),
         "referent heads": lambda: plot_referent_heads(
             RNG.uniform(0, 0.7, (6, 12, 2)), RNG.uniform(0, 0.7, (6, 12, 2)),
@@ -96,3 +99,10 @@ def test_png_records_the_smallest_text_in_pixels_of_the_png():
     with Image.open(io.BytesIO(png(fig, dpi=144))) as im:
         assert float(im.text[SMALLEST_TEXT_KEY]) == pytest.approx(SMALLEST_TEXT_PT * 144 / 72, abs=0.01)
     finish(fig)
+
+
+def test_embedding_rows_refuse_a_label_per_row_missing():
+    with pytest.raises(ValueError, match="one label per row"):
+        plot_embedding_rows(np.ones((2, 4)), ["only one"])
+    with pytest.raises(ValueError, match="not all 0"):
+        plot_embedding_rows(np.zeros((1, 4)), ["zero"])
