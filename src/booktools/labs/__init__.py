@@ -12,18 +12,22 @@ lab (``data-lab``)      module
 ``weighted-average``    :mod:`booktools.labs.weighted_average`
 ``explorer``            :mod:`booktools.labs.explorer`
 ``grid``                :mod:`booktools.labs.grid`
+``qkv``                 :mod:`booktools.labs.qkv`
+``qkv-trace``           :mod:`booktools.labs.qkv_trace`
 ======================  ==============================================
 """
 
 from __future__ import annotations
 
-from . import explorer, grid, weighted_average
+from . import explorer, grid, qkv, qkv_trace, weighted_average
 
 #: Each lab's name (its ``data-lab`` and JavaScript module) and its fixture builder.
 FIXTURES = {
     "weighted-average": weighted_average.weighted_average_fixture,
     "explorer": explorer.explorer_fixture,
     "grid": grid.grid_fixture,
+    "qkv": qkv.qkv_fixture,
+    "qkv-trace": qkv_trace.qkv_trace_fixture,
 }
 
 
@@ -54,11 +58,11 @@ def fixture(name: str, config: dict) -> dict:
     >>> fixture("slider", {})
     Traceback (most recent call last):
     ...
-    ValueError: no lab 'slider'; the labs are ['weighted-average', 'explorer', 'grid']
+    ValueError: no lab 'slider'; the labs are ['weighted-average', 'explorer', 'grid', 'qkv', 'qkv-trace']
     """
     if name not in FIXTURES:
         raise ValueError(f"no lab {name!r}; the labs are {list(FIXTURES)}")
     return FIXTURES[name](config)
 
 
-__all__ = ["FIXTURES", "explorer", "fixture", "grid", "weighted_average"]
+__all__ = ["FIXTURES", "explorer", "fixture", "grid", "qkv", "qkv_trace", "weighted_average"]
