@@ -241,7 +241,7 @@ def score_explanation(x, w_q, w_k, w_v, words: Sequence[str], a: int, b: int, *,
         return "[" + ", ".join(fmt(v, d["x"]) for v in row) + "]"
 
     return (f"{words[a]} looks at {words[b]}: {words[a]}'s query {vec(t['q'][a])} · {words[b]}'s key "
-            f"{vec(t['k'][b])} = {fmt(t['raw_scores'][a, b], d['scores'])}, divided by √{x.shape[1]} gives "
+            f"{vec(t['k'][b])} = {fmt(t['raw_scores'][a, b], d['scores'])}, divided by √{t['q'].shape[1]} gives "
             f"{fmt(t['scores'][a, b], d['scores'])}; weight {fmt(t['weights'][a, b], d['weights'])}.")
 
 
