@@ -19,6 +19,7 @@ from tests.browser.conftest import PageWatch
 
 LABS = {
     "weighted-average.html": "#wa-lab",
+    "queries-keys-values.html": "#qkv-lab",
     "attention-in-a-real-model.html": "#explorer-lab",
     "the-cost-of-full-context.html": "#grid-lab",
 }

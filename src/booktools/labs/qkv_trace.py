@@ -108,18 +108,22 @@ def trace_steps(x, w_q, w_k, w_v, words: Sequence[str]) -> list[dict]:
          "text": (f"Every score is divided by √{d_k}, about {fmt(root, 2)}: {words[a]} → {words[b]} becomes "
                   f"{fmt(t['raw_scores'][a, b], d['raw'])} / {fmt(root, 2)} = "
                   f"{fmt(t['scores'][a, b], DECIMALS['scores'])}."),
-         "tables": [table(f"scores = Q Kᵀ / √{d_k}", t["scores"], words, words, DECIMALS["scores"])]},
+         "tables": [table("Q Kᵀ (from step 2)", t["raw_scores"], words, words, d["raw"]),
+                    table(f"scores = Q Kᵀ / √{d_k}", t["scores"], words, words, DECIMALS["scores"])]},
         {"id": "softmax", "title": "Step 4: softmax of each row",
          "text": (f"Exponentiate each score of a row and divide by the row's total. For {words[a]}: "
                   + ", ".join(fmt(v, 2) for v in e) + f", total {fmt(e.sum(), 2)}; so {words[a]} gives "
                   f"{fmt(t['weights'][a, b], DECIMALS['weights'])} of its attention to {words[b]}."),
-         "tables": [table("weights: each row adds up to 1", t["weights"], words, words, DECIMALS["weights"])]},
+         "tables": [table("scores (from step 3)", t["scores"], words, words, DECIMALS["scores"]),
+                    table("weights: each row adds up to 1", t["weights"], words, words, DECIMALS["weights"])]},
         {"id": "output", "title": "Step 5: the weighted sum, output = weights V",
          "text": (f"Each output mixes the values with its row of weights. {words[a]}'s output = "
                   + " + ".join(f"{fmt(t['weights'][a, j], DECIMALS['weights'])} × {vec(t['v'][j], d['in'])}"
                                for j in range(len(words)))
                   + f" = {vec(t['output'][a], DECIMALS['output'])}."),
-         "tables": [table("output: a weighted average of the values", t["output"], words, cols_v,
+         "tables": [table("weights (from step 4)", t["weights"], words, words, DECIMALS["weights"]),
+                    table("V (from step 1)", t["v"], words, cols_v, d["in"]),
+                    table("output: a weighted average of the values", t["output"], words, cols_v,
                           DECIMALS["output"])]},
     ]
 
@@ -192,7 +196,7 @@ def qkv_trace_fixture(config: dict) -> dict:
     >>> x, w_q, w_k, w_v = sa.i_love_cats()
     >>> config = {"words": list(sa.SENTENCE), "x": x.tolist(), "w_q": w_q.tolist(), "w_k": w_k.tolist(),
     ...           "w_v": w_v.tolist()}
-    >>> qkv_trace_fixture(config)["steps"][4]["tables"][0]["cells"][0]
+    >>> qkv_trace_fixture(config)["steps"][4]["tables"][1]["cells"][0]
     ['0.164', '0.673', '0.164']
     """
     steps = trace_steps(config["x"], config["w_q"], config["w_k"], config["w_v"], config["words"])
