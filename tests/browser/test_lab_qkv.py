@@ -33,7 +33,8 @@ READ_STEP = """root => { const s = root.querySelector(".sa-trace-step:not([hidde
           tables: [...s.querySelectorAll("table")].map(t => ({caption: t.caption.textContent,
             cols: [...t.querySelectorAll("thead th")].map(th => th.textContent),
             rows: [...t.querySelectorAll("tbody th")].map(th => th.textContent),
-            cells: [...t.querySelectorAll("tbody tr")].map(tr => [...tr.querySelectorAll("td")].map(td => td.textContent))}))};
+            cells: [...t.querySelectorAll("tbody tr")].map(tr =>
+              [...tr.querySelectorAll("td")].map(td => td.textContent))}))};
 }"""
 
 
@@ -88,6 +89,7 @@ def explanation(page, lab, a, b, how):
     if how == "hover":
         cell.hover()
     else:
+        page.mouse.move(1, 1)   # the pointer stays off the tables while the page scrolls to the cell
         cell.focus()
     text = lab.locator(".sa-qkv-explain").text_content()
     page.mouse.move(1, 1)
