@@ -164,6 +164,16 @@ CASES: tuple[BadInput, ...] = (
              (_X, _I, _I, _I), {"mask": np.ones((2, 2), bool)}),
     BadInput("attention_head", "`scale` is NaN", "scale",
              (_X, _I, _I, _I), {"scale": float("nan")}),
+    # query_key_product and head_trace -----------------------------------------
+    BadInput("query_key_product", "`w_k` is (2, 3) but `w_q` is (2, 2)", "w_k", (_I, np.ones((2, 3)))),
+    BadInput("query_key_product", "`w_q` holding NaN", "w_q", (np.full((2, 2), np.nan), _I)),
+    BadInput("head_trace", "`x` with a batch axis, shape (2, 3, 2)", "x", (np.ones((2, 3, 2)), _I, _I, _I)),
+    BadInput("head_trace", "`w_v` has 3 rows but `x` has d_model = 2", "w_v", (_X, _I, _I, np.eye(3))),
+    # check_head_scores --------------------------------------------------------
+    BadInput("check_head_scores", "words `x` with one dimension, shape (3,)", "x",
+             (_X @ _X.T,), {"x": np.ones(3)}),
+    BadInput("check_head_scores", "`w_k` of shape (3, 3) for words of 2 numbers", "w_k",
+             (_X @ _X.T,), {"w_k": np.eye(3)}),
     # check_scores -------------------------------------------------------------
     BadInput("check_scores", "words `x` with one dimension, shape (3,)", "x",
              (_X @ _X.T,), {"x": np.ones(3)}),

@@ -19,10 +19,10 @@ from importlib.metadata import PackageNotFoundError, version
 from . import attention, bert, cost, fast, minilm, online_softmax, sparse
 from .attention import attention_scores, causal_mask, scaled_dot_product_attention
 from .bert import BertConfig, BertOutput, bert_forward, erf, gelu, layer_norm
-from .examples import WORDS, three_words
-from .exercises import Feedback, check_blend, check_scores
+from .examples import SENTENCE, WORDS, i_love_cats, three_words
+from .exercises import Feedback, check_blend, check_head_scores, check_scores
 from .fast import blockwise_attention
-from .head import attention_head, project_qkv
+from .head import attention_head, head_trace, project_qkv, query_key_product
 from .online_softmax import online_softmax_trace
 from .softmax import softmax
 from .sparse import sliding_window_mask, strided_mask
@@ -36,6 +36,7 @@ __all__ = [
     "BertConfig",
     "BertOutput",
     "Feedback",
+    "SENTENCE",
     "WORDS",
     "attention",
     "attention_head",
@@ -45,16 +46,20 @@ __all__ = [
     "blockwise_attention",
     "causal_mask",
     "check_blend",
+    "check_head_scores",
     "check_scores",
     "cost",
     "erf",
     "fast",
     "gelu",
+    "head_trace",
+    "i_love_cats",
     "layer_norm",
     "minilm",
     "online_softmax",
     "online_softmax_trace",
     "project_qkv",
+    "query_key_product",
     "scaled_dot_product_attention",
     "sliding_window_mask",
     "softmax",

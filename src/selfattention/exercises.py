@@ -191,3 +191,91 @@ def check_blend(output, word: int = 2, x=None) -> Feedback:
                                    f"score with {name}'s vector, row {word} of X.")
     return Feedback(False, f"Not yet: got [{', '.join(f'{v:.4g}' for v in got)}] where "
                            f"[{', '.join(f'{v:.4g}' for v in expected)}] was expected.")
+
+
+def check_head_scores(scores, x=None, w_q=None, w_k=None) -> Feedback:
+    """Check the reader's line ``scores = ...`` of one head: queries against keys.
+
+    The right answer is ``Q @ K.T / sqrt(d_k)`` with ``Q = x @ w_q`` and
+    ``K = x @ w_k``: row ``a``, column ``b`` is ``a``'s query · ``b``'s key.
+
+    Parameters
+    ----------
+    scores : array_like
+        What the reader computed.
+    x : array_like, shape (n, d_model), optional
+        The words; defaults to the running example (cat, dog, car).
+    w_q, w_k : array_like, shape (d_model, d_k), optional
+        Query and key matrices; default to ``W_Q = I`` and the "one-way
+        keys" ``W_K = [[0, 0], [1, 0]]`` of the chapter.
+
+    Returns
+    -------
+    Feedback
+        ``ok`` is True if ``scores`` is right to 1e-9; otherwise the
+        message names the likely slip: the shape, keys against queries
+        (``K @ Q.T``), a query or key used twice, the raw words instead of
+        the projections, or a missing scale.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``x``, ``w_q`` or ``w_k`` is malformed (as in
+        :func:`~selfattention.head.project_qkv`); a wrong ``scores`` is not
+        an error.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = three_words()
+    >>> Q, K = X @ np.eye(2), X @ np.array([[0.0, 0.0], [1.0, 0.0]])
+    >>> print(check_head_scores(Q @ K.T / np.sqrt(2)))
+    ✓ Right: scores has shape (3, 3) and every value matches.
+    >>> print(check_head_scores(K @ Q.T / np.sqrt(2)))
+    ✗ Rows and columns are swapped: you wrote K @ Q.T. Row a must hold a's query against every key: Q @ K.T.
+    """
+    from .head import project_qkv
+
+    x = three_words() if x is None else as_float_array(x, "x")
+    if x.ndim != 2:
+        raise ValueError(f"x must have shape (n, d_model), got {x.shape}")
+    d_model = x.shape[1]
+    w_q = np.eye(d_model) if w_q is None else w_q
+    w_k = [[0.0, 0.0], [1.0, 0.0]] if w_k is None else w_k  # "one-way keys": key = [y, 0]
+    q, k, _ = project_qkv(x, w_q, w_k, w_q)  # (n, d_k) each
+    d_k = q.shape[1]
+    expected = q @ k.T / np.sqrt(d_k)  # (n, n)
+    try:
+        got = np.asarray(scores, dtype=float)
+    except (TypeError, ValueError):
+        return Feedback(False, f"scores should be a NumPy array of numbers, got {type(scores).__name__}.")
+    if got.shape != expected.shape:
+        tip = " Did you write Q.T @ K instead of Q @ K.T?" if got.shape == (d_k, d_k) else ""
+        return Feedback(False, f"scores has shape {got.shape} but should be {expected.shape}: "
+                               f"one row per query, one column per key.{tip}")
+    if not np.all(np.isfinite(got)):
+        return Feedback(False, "scores contains NaN or inf.")
+
+    def same(a):
+        return np.allclose(got, a, rtol=0, atol=1e-9)
+
+    if same(expected):
+        return Feedback(True, f"Right: scores has shape {got.shape} and every value matches.")
+    root = np.sqrt(d_k)
+    slips = [
+        (expected * root, f"The values are too large by a factor of {root:.2f}: "
+                          f"did you forget to divide by sqrt(d_k) = sqrt({d_k})?"),
+        (expected.T, "Rows and columns are swapped: you wrote K @ Q.T. Row a must hold a's query "
+                     "against every key: Q @ K.T."),
+        (q @ q.T / root, "You compared queries with queries (Q @ Q.T): a score is a query against a key."),
+        (k @ k.T / root, "You compared keys with keys (K @ K.T): a score is a query against a key."),
+        (x @ x.T / np.sqrt(d_model), "These are the scores of the raw words, X @ X.T: "
+                                     "project them first, Q = X @ W_Q and K = X @ W_K."),
+        (expected / root, f"You divided by d_k = {d_k}; divide by its square root instead."),
+    ]
+    for value, message in slips:
+        if same(value):
+            return Feedback(False, message)
+    i, j = np.unravel_index(np.argmax(np.abs(got - expected)), got.shape)
+    return Feedback(False, f"Wrong value at row {i}, column {j}: {got[i, j]:.4g} "
+                           f"where {expected[i, j]:.4g} was expected.")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._validate import as_float_array, check_ndim
 from .attention import scaled_dot_product_attention
+from .softmax import softmax
 
 
 def project_qkv(x, w_q, w_k, w_v):
@@ -110,3 +113,101 @@ def attention_head(x, w_q, w_k, w_v, *, mask=None, causal=False, scale=None, ret
     return scaled_dot_product_attention(
         q, k, v, mask=mask, causal=causal, scale=scale, return_weights=return_weights
     )
+
+
+def query_key_product(w_q, w_k):
+    """The one matrix the scores depend on: ``W_Q W_K^T``.
+
+    A score is ``q_a · k_b = x_a W_Q (x_b W_K)^T = x_a (W_Q W_K^T) x_b^T``,
+    so two pairs of matrices with the same product give the same scores.
+    If the product is symmetric, so is every table of scores.
+
+    Parameters
+    ----------
+    w_q, w_k : array_like, shape (d_model, d_k)
+        Query and key matrices.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d_model, d_model)
+
+    Raises
+    ------
+    TypeError
+        If an input is not numeric.
+    ValueError
+        If a matrix is not 2-D, the two shapes differ, or an input has NaN
+        or inf.
+
+    Examples
+    --------
+    "One-way keys" (``W_K = [[0, 0], [1, 0]]``) with ``W_Q = I``: the
+    product is not symmetric, so neither are the scores.
+
+    >>> import numpy as np
+    >>> query_key_product(np.eye(2), [[0, 0], [1, 0]])
+    array([[0., 1.],
+           [0., 0.]])
+    """
+    w_q = as_float_array(w_q, "w_q")
+    w_k = as_float_array(w_k, "w_k")
+    if w_q.ndim != 2 or w_q.shape != w_k.shape:
+        raise ValueError(
+            f"w_q and w_k must be 2-D with the same shape (d_model, d_k), "
+            f"got w_q: {w_q.shape}, w_k: {w_k.shape}"
+        )
+    return w_q @ w_k.T  # (d_model, d_k) @ (d_k, d_model) -> (d_model, d_model)
+
+
+def head_trace(x, w_q, w_k, w_v):
+    """Every intermediate table of one head, in the order the head computes them.
+
+    The step-by-step trace of the chapter "Queries, keys and values":
+    projections, raw scores, scaling, softmax and the weighted sum.
+
+    Parameters
+    ----------
+    x : array_like, shape (L, d_model)
+        One row per word.
+    w_q, w_k : array_like, shape (d_model, d_k)
+        Query and key matrices.
+    w_v : array_like, shape (d_model, d_v)
+        Value matrix.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``"q"``, ``"k"`` (L, d_k); ``"v"`` (L, d_v); ``"raw_scores"``
+        ``Q K^T`` and ``"scores"`` ``Q K^T / sqrt(d_k)`` (L, L);
+        ``"weights"`` (L, L), the softmax of each row of ``"scores"``;
+        ``"output"`` ``weights V`` (L, d_v). The last two equal
+        :func:`attention_head` with ``return_weights=True``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As in :func:`project_qkv`, or if ``x`` is not 2-D.
+
+    Examples
+    --------
+    >>> from selfattention.examples import i_love_cats
+    >>> t = head_trace(*i_love_cats())
+    >>> t["raw_scores"]
+    array([[0., 2., 0.],
+           [4., 0., 2.],
+           [0., 2., 0.]])
+    >>> t["weights"].round(3)
+    array([[0.164, 0.673, 0.164],
+           [0.768, 0.045, 0.187],
+           [0.164, 0.673, 0.164]])
+    """
+    x = as_float_array(x, "x")
+    if x.ndim != 2:
+        raise ValueError(f"x must have shape (L, d_model), one row per word; got {x.shape}")
+    q, k, v = project_qkv(x, w_q, w_k, w_v)  # (L, d_k), (L, d_k), (L, d_v)
+    raw_scores = q @ k.T  # (L, d_k) @ (d_k, L) -> (L, L)
+    scores = raw_scores / np.sqrt(q.shape[-1])  # (L, L)
+    weights = softmax(scores)  # (L, L), each row sums to 1
+    output = weights @ v  # (L, L) @ (L, d_v) -> (L, d_v)
+    return {"q": q, "k": k, "v": v, "raw_scores": raw_scores, "scores": scores,
+            "weights": weights, "output": output}

@@ -55,3 +55,14 @@ def test_a_long_car_draws_every_word_not_only_itself():
     out = w @ X
     np.testing.assert_allclose(out[0], [4.9, 4.9], atol=0.05)
     assert X[0] @ X[2] > X[0] @ X[0]      # length beats direction: cat · car > cat · cat
+
+
+def test_the_go_deeper_code_of_queries_keys_values_is_the_code_the_page_runs():
+    # The dropdown cannot hold a code cell: it shows the code as text, and a hidden cell runs it.
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "book" / "queries-keys-values.md").read_text(encoding="utf-8")
+    shown = re.search(r":::\{dropdown\} Go deeper: the scores depend.*?```python\n(.*?)```", page, re.S).group(1)
+    run = re.search(r"# The \"Go deeper\" demonstration.*?\n(.*?)\n\n", page, re.S).group(1)
+    assert shown.strip() == run.strip()

@@ -31,6 +31,7 @@ KNOWN_UNNAMED = {
 #: Public names that take no input that could be wrong.
 NO_BAD_INPUT = {
     "three_words": "takes no argument",
+    "i_love_cats": "takes no argument",
     "Feedback": "a record that stores any verdict and message",
     "BertOutput": "a record (NamedTuple) of the arrays bert_forward computed",
 }

@@ -22,6 +22,7 @@ LABS = [
     ("words-are-islands.html", "#referent-game"),
     ("words-are-islands.html", "#moves-lab"),
     ("weighted-average.html", "#wa-lab"),
+    ("queries-keys-values.html", "#qkv-lab"),
     ("attention-in-a-real-model.html", "#explorer-lab"),
     ("the-cost-of-full-context.html", "#grid-lab"),
 ]

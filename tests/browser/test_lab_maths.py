@@ -63,6 +63,31 @@ def test_self_attention_equals_the_package(run, scaled, shape):
     np.testing.assert_allclose(got["output"], out, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("d_model, d_k, d_v", [(2, 2, 2), (3, 2, 2), (4, 3, 5)])
+def test_one_head_step_by_step_equals_the_package(run, d_model, d_k, d_v):
+    x = RNG.normal(0, 1.5, (4, d_model))
+    w_q, w_k, w_v = RNG.normal(0, 1, (d_model, d_k)), RNG.normal(0, 1, (d_model, d_k)), RNG.normal(0, 1, (d_model, d_v))
+    got = run("(m, f, a) => m.headTrace(a.x, a.wq, a.wk, a.wv)",
+              {"x": x.tolist(), "wq": w_q.tolist(), "wk": w_k.tolist(), "wv": w_v.tolist()})
+    expected = sa.head_trace(x, w_q, w_k, w_v)
+    names = {"q": "q", "k": "k", "v": "v", "rawScores": "raw_scores", "scores": "scores", "weights": "weights",
+             "output": "output"}
+    for js, py in names.items():
+        np.testing.assert_allclose(got[js], expected[py], rtol=1e-12, atol=1e-13, err_msg=js)
+    a, b = RNG.normal(0, 1, (3, 4)), RNG.normal(0, 1, (4, 2))
+    np.testing.assert_allclose(run("(m, f, a) => m.matmul(a.a, a.b)", {"a": a.tolist(), "b": b.tolist()}), a @ b,
+                               rtol=1e-13, atol=1e-14)
+
+
+def test_is_symmetric_uses_the_tolerance_it_is_given(run):
+    s = np.array([[1.0, 2.0], [2.0, 3.0]])
+    cases = [(s, 0.0), (s + np.array([[0, 1e-10], [0, 0]]), 1e-9), (s + np.array([[0, 1e-8], [0, 0]]), 1e-9),
+             (np.array([[0.0, 2.83], [0.0, 0.0]]), 1e-9)]
+    got = run("(m, f, cases) => cases.map(([mat, tol]) => m.isSymmetric(mat, tol))",
+              [[c.tolist(), t] for c, t in cases])
+    assert got == [bool(np.abs(c - c.T).max() <= t) for c, t in cases] == [True, True, False, False]
+
+
 def test_weighted_average_is_weights_times_values(run):
     w = sa.softmax(RNG.normal(0, 1, (4, 6)))
     v = RNG.normal(0, 1, (6, 3))

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+import selfattention as _sa
 from selfattention import Feedback, check_blend, check_scores, three_words
 
 X = three_words()
@@ -118,3 +119,37 @@ def test_check_blend_works_for_other_words_without_names():
 def test_check_blend_refuses_a_word_that_is_not_a_row(word):
     with pytest.raises(ValueError, match="word must be a row of x"):
         check_blend(CAR_BLEND, word)
+
+
+# --- check_head_scores -----------------------------------------------------------------------
+
+_X = _sa.three_words()
+_Q = _X @ np.eye(2)
+_K = _X @ np.array([[0.0, 0.0], [1.0, 0.0]])
+
+
+@pytest.mark.parametrize("scores, ok, words", [
+    (_Q @ _K.T / np.sqrt(2), True, "Right"),
+    (_Q @ _K.T, False, "forget to divide"),
+    (_K @ _Q.T / np.sqrt(2), False, "K @ Q.T"),
+    (_Q @ _Q.T / np.sqrt(2), False, "Q @ Q.T"),
+    (_K @ _K.T / np.sqrt(2), False, "K @ K.T"),
+    (_Q @ _K.T / 2, False, "divided by d_k = 2"),
+    (_Q.T @ _K, False, "Q.T @ K"),
+    (np.zeros((3, 3)), False, "Wrong value at row"),
+    ("cat", False, "NumPy array"),
+])
+def test_check_head_scores_names_the_slip(scores, ok, words):
+    verdict = _sa.check_head_scores(scores)
+    assert verdict.ok is ok and words in verdict.message
+
+
+def test_check_head_scores_names_raw_words_when_projections_matter():
+    w_q, w_k = np.array([[1.0, 1.0], [0.0, 1.0]]), np.array([[1.0, 0.0], [1.0, 1.0]])
+    verdict = _sa.check_head_scores(_X @ _X.T / np.sqrt(2), w_q=w_q, w_k=w_k)
+    assert not verdict.ok and "raw words" in verdict.message
+
+
+def test_check_head_scores_rejects_malformed_matrices():
+    with pytest.raises(ValueError, match="w_k must have shape"):
+        _sa.check_head_scores(np.zeros((3, 3)), w_k=np.eye(3))

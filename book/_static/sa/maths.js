@@ -1,7 +1,8 @@
 // The maths the labs compute live, in one place. Each function mirrors the
 // package (selfattention) and is tested in the browser against it
 // (tests/browser/test_lab_maths.py): softmax, the scores and the weighted
-// average of self-attention, the count of scores, and float16 decoding.
+// average of self-attention, one head step by step (matmul, headTrace,
+// isSymmetric), the count of scores, and float16 decoding.
 
 // softmax of one row, shifted by its largest value (selfattention.softmax).
 export function softmax(row) {
@@ -71,4 +72,26 @@ export function softmaxBlock(flat, offset, L, T) {
 export function meanOf(matrices) {
   const n = matrices.length;
   return matrices[0].map((row, i) => row.map((_, j) => matrices.reduce((t, m) => t + m[i][j], 0) / n));
+}
+
+// a @ b for matrices given as arrays of rows.
+export function matmul(a, b) {
+  return a.map((row) => b[0].map((_, c) => row.reduce((t, v, j) => t + v * b[j][c], 0)));
+}
+
+// True if m[i][j] and m[j][i] differ by at most atol everywhere (a square table).
+export function isSymmetric(m, atol) {
+  return m.every((row, i) => row.every((v, j) => Math.abs(v - m[j][i]) <= atol));
+}
+
+// One head, step by step (selfattention.head_trace): Q, K, V, Q Kᵀ, the scaled
+// scores, the weights and the output.
+export function headTrace(x, wQ, wK, wV) {
+  const q = matmul(x, wQ);
+  const k = matmul(x, wK);
+  const v = matmul(x, wV);
+  const rawScores = scores(q, k, 1);
+  const scaled = rawScores.map((row) => row.map((s) => s / Math.sqrt(q[0].length)));
+  const weights = scaled.map(softmax);
+  return { q, k, v, rawScores, scores: scaled, weights, output: weightedAverage(weights, v) };
 }

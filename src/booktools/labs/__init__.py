@@ -14,12 +14,14 @@ lab (``data-lab``)      module
 ``grid``                :mod:`booktools.labs.grid`
 ``referent-game``       :mod:`booktools.labs.referent_game`
 ``three-moves``         :mod:`booktools.labs.three_moves`
+``qkv``                 :mod:`booktools.labs.qkv`
+``qkv-trace``           :mod:`booktools.labs.qkv_trace`
 ======================  ==============================================
 """
 
 from __future__ import annotations
 
-from . import explorer, grid, referent_game, three_moves, weighted_average
+from . import explorer, grid, qkv, qkv_trace, referent_game, three_moves, weighted_average
 
 #: Each lab's name (its ``data-lab`` and JavaScript module) and its fixture builder.
 FIXTURES = {
@@ -28,6 +30,8 @@ FIXTURES = {
     "grid": grid.grid_fixture,
     "referent-game": referent_game.referent_game_fixture,
     "three-moves": three_moves.three_moves_fixture,
+    "qkv": qkv.qkv_fixture,
+    "qkv-trace": qkv_trace.qkv_trace_fixture,
 }
 
 
@@ -55,14 +59,18 @@ def fixture(name: str, config: dict) -> dict:
     --------
     >>> fixture("grid", grid.grid_config())["states"][0]["count"]
     '64'
-    >>> fixture("slider", {})
+    >>> fixture("slider", {})  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    ValueError: no lab 'slider'; the labs are ['weighted-average', 'explorer', 'grid', 'referent-game', 'three-moves']
+    ValueError: no lab 'slider'; the labs are ['weighted-average', 'explorer', 'grid', 'referent-game',
+      'three-moves', 'qkv', 'qkv-trace']
     """
     if name not in FIXTURES:
         raise ValueError(f"no lab {name!r}; the labs are {list(FIXTURES)}")
     return FIXTURES[name](config)
 
 
-__all__ = ["FIXTURES", "explorer", "fixture", "grid", "referent_game", "three_moves", "weighted_average"]
+__all__ = [
+    "FIXTURES", "explorer", "fixture", "grid", "qkv", "qkv_trace", "referent_game", "three_moves",
+    "weighted_average",
+]
