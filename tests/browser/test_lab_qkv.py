@@ -252,7 +252,7 @@ def test_touch_presets_and_typing_work_on_a_phone(phone, fixture):
 @pytest.mark.browser
 @pytest.mark.parametrize("mode", ["light", "dark"])
 def test_every_text_of_the_trace_is_readable(browser, site_url, mode):
-    context, page = open_page(browser, site_url, PAGE, mode=mode, viewport={"width": 1366, "height": 900})
+    context, page = open_page(browser, site_url, PAGE, TRACE, mode=mode, viewport={"width": 1366, "height": 900})
     try:
         page.wait_for_selector(f"{TRACE}.sa-lab-ready")
         for _ in range(3):
