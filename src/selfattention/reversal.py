@@ -260,6 +260,11 @@ class Trained(NamedTuple):
     string_accuracy: float
     #: (n,) share right at each output position (position 0 is the last digit read).
     position_accuracy: np.ndarray
+    #: Numbers in the summary, or in each query, key and value.
+    size: int
+    #: Strings per training step, and test strings.
+    batch: int
+    n_test: int
 
 
 def _check_model(model) -> str:
@@ -336,4 +341,4 @@ def train_reversal(model: str, *, size: int, n_digits: int, steps: int, batch: i
         digits, target = reversal_strings(n_test, n_digits, seed=seed + 10_000)
         right = predict(model, params, digits) == target                    # (n_test, n)
     return Trained(model, params, seconds, losses, float(right.mean()), float(right.all(axis=1).mean()),
-                   right.mean(axis=0))
+                   right.mean(axis=0), int(size), batch, n_test)

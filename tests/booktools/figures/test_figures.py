@@ -17,6 +17,7 @@ from PIL import Image
 import selfattention as sa
 from booktools.figures.base import SMALLEST_TEXT_KEY, finish, png, smallest_text_pt, subplots
 from booktools.figures.cost import plot_mask_costs, plot_measurements
+from booktools.figures.fading import plot_fading, plot_position_accuracy
 from booktools.figures.heatmaps import plot_attention, plot_layer_means
 from booktools.figures.masks import plot_masks
 from booktools.figures.online_softmax import plot_online_softmax
@@ -45,6 +46,7 @@ def _figures():
     masks = {"full causal": sa.causal_mask(n), "sliding window, w = 3": sa.sliding_window_mask(n, 3),
              "strided, stride = 4": sa.strided_mask(n, 4)}
     cost_ns = [64, 128, 256, 512, 1024, 2048]
+    dist = np.arange(1, 51)
     return {
         "words": lambda: plot_words(x, sa.WORDS),
         "weighted mix": lambda: plot_weighted_mix(x, w, sa.WORDS, 0),
@@ -59,6 +61,10 @@ def _figures():
         "online softmax": lambda: plot_online_softmax(steps, sa.attention_scores(q, k),
                                                       sa.scaled_dot_product_attention(q, k, v)),
         "masks": lambda: plot_masks(masks, row=10, blocked={"sliding window, w = 3": 6, "strided, stride = 4": 5}),
+        "fading": lambda: plot_fading(dist, sa.fading(0.5, dist), np.full(50, 0.2), rnn_measured=0.4 ** dist),
+        "reversal": lambda: plot_position_accuracy({"summary of 16": np.linspace(1, 0.1, 20),
+                                                    "summary of 64": np.linspace(1, 0.9, 20),
+                                                    "attention": np.ones(20)}),
         "mask costs": lambda: plot_mask_costs(cost_ns, {"full causal": [m * (m + 1) // 2 for m in cost_ns],
                                                         "sliding window, w = 32": [33 * m for m in cost_ns],
                                                         "strided, stride = √n": [m * 40 for m in cost_ns]}),
@@ -96,3 +102,14 @@ def test_png_records_the_smallest_text_in_pixels_of_the_png():
     with Image.open(io.BytesIO(png(fig, dpi=144))) as im:
         assert float(im.text[SMALLEST_TEXT_KEY]) == pytest.approx(SMALLEST_TEXT_PT * 144 / 72, abs=0.01)
     finish(fig)
+
+
+def test_fading_figure_draws_each_curve_and_names_bad_lengths():
+    k = np.arange(1, 6)
+    fig = plot_fading(k, 0.5 ** k, np.full(5, 0.2))
+    np.testing.assert_allclose(fig.axes[0].lines[1].get_ydata(), 0.5 ** k)
+    assert fig.axes[0].get_yscale() == "log"
+    with pytest.raises(ValueError, match="one value per distance"):
+        plot_fading(k, 0.5 ** k, [0.2])
+    with pytest.raises(ValueError, match="of one length"):
+        plot_position_accuracy({"a": [1, 0], "b": [1]})
