@@ -120,7 +120,9 @@ def summary_forward(params, digits) -> tuple[np.ndarray, list[np.ndarray]]:
     states = [np.zeros((digits.shape[0], params["W"].shape[0]))]      # h_0: (B, size)
     for t in range(digits.shape[1]):
         states.append(np.tanh(states[-1] @ params["W"] + params["E"][digits[:, t]] + params["b"]))
-    logits = np.einsum("bs,nsk->bnk", states[-1], params["U"]) + params["c"]   # (B, n, 10)
+    n, size, k = params["U"].shape
+    u = params["U"].transpose(1, 0, 2).reshape(size, n * k)           # (size, n 10): every readout at once
+    logits = (states[-1] @ u).reshape(-1, n, k) + params["c"]          # (B, n, 10)
     return logits, states
 
 
@@ -138,9 +140,11 @@ def summary_loss_and_grads(params, digits, target) -> tuple[float, dict[str, np.
     digits = np.asarray(digits)
     logits, states = summary_forward(params, digits)
     loss, d_logits = _cross_entropy(logits, np.asarray(target))
-    grads = {"U": np.einsum("bs,bnk->nsk", states[-1], d_logits), "c": d_logits.sum(axis=0),
+    n, size, k = params["U"].shape
+    d_flat = d_logits.reshape(-1, n * k)                               # (B, n 10)
+    grads = {"U": (states[-1].T @ d_flat).reshape(size, n, k).transpose(1, 0, 2), "c": d_logits.sum(axis=0),
              "W": np.zeros_like(params["W"]), "b": np.zeros_like(params["b"]), "E": np.zeros_like(params["E"])}
-    d_h = np.einsum("bnk,nsk->bs", d_logits, params["U"])             # (B, size)
+    d_h = d_flat @ params["U"].transpose(1, 0, 2).reshape(size, n * k).T   # (B, size)
     one_hot = np.eye(N_SYMBOLS)[digits]                                # (B, n, 10)
     for t in range(digits.shape[1], 0, -1):
         d_a = d_h * (1.0 - states[t] ** 2)                             # through tanh
@@ -234,7 +238,7 @@ def attention_loss_and_grads(params, digits, target) -> tuple[float, dict[str, n
     flat = x.reshape(-1, x.shape[-1])                                  # (B n, 10 + n)
     return loss, {"W_Q": flat.T @ d_q.reshape(-1, d_k), "W_K": flat.T @ d_k_.reshape(-1, d_k),
                   "W_V": flat.T @ d_v.reshape(-1, d_k),
-                  "W_O": np.einsum("bns,bnk->sk", out, d_logits), "c": d_logits.sum(axis=(0, 1))}
+                  "W_O": out.reshape(-1, d_k).T @ d_logits.reshape(-1, N_SYMBOLS), "c": d_logits.sum(axis=(0, 1))}
 
 
 # --- training --------------------------------------------------------------------------------
