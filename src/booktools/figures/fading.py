@@ -27,12 +27,12 @@ def _check_curve(distance: np.ndarray, values, name: str) -> np.ndarray:
 
 
 def plot_fading(distance, rnn_bound, attention, *, rnn_measured=None, w: float = 0.5) -> Figure:
-    """A word's effect on the last word against how many words lie between, on a log scale.
+    """A word's effect on the last word against how far back it stands, on a log scale.
 
     Parameters
     ----------
     distance : array_like of int, shape (m,)
-        How many later words: 1, 2, 3...
+        How many words before the last one the word stands (its count of later words): 1, 2, 3...
     rnn_bound : array_like, shape (m,)
         ``w ** k``: the recurrent network's effect without ``tanh``, and its
         upper bound with it.
@@ -64,17 +64,17 @@ def plot_fading(distance, rnn_bound, attention, *, rnn_measured=None, w: float =
         raise ValueError(f"distance must be a non-empty 1-D array, got shape {distance.shape}")
     rnn_bound = _check_curve(distance, rnn_bound, "rnn_bound")
     attention = _check_curve(distance, attention, "attention")
-    fig, ax = subplots(figsize=(4.9, 3.7))
+    fig, ax = subplots(figsize=(4.9, 4.6))
     ax.semilogy(distance, attention, "-", color=OKABE_ITO[2], lw=2.4, label="attention: one step")
-    ax.semilogy(distance, rnn_bound, "--", color=OKABE_ITO[0], lw=2.2, label=f"RNN: {w:g}^k")
+    ax.semilogy(distance, rnn_bound, "--", color=OKABE_ITO[0], lw=2.2, label=f"RNN: ${w:g}^k$")
     if rnn_measured is not None:
         rnn_measured = _check_curve(distance, rnn_measured, "rnn_measured")
         ax.semilogy(distance, rnn_measured, "o", color=OKABE_ITO[5], ms=4, label="RNN with tanh, one sentence")
-    ax.set_xlabel("words between (k)")
+    ax.set_xlabel("words before the last one (k)")
     ax.set_ylabel("effect on the last word")
     ax.set_xlim(0, distance.max() + 1)
     ax.grid(True, which="major", color="0.9", lw=0.6)
-    ax.legend(loc="lower left", frameon=True, framealpha=0.95)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)   # below: no curve hidden
     return finish(fig)
 
 
