@@ -55,3 +55,23 @@ def test_a_long_car_draws_every_word_not_only_itself():
     out = w @ X
     np.testing.assert_allclose(out[0], [4.9, 4.9], atol=0.05)
     assert X[0] @ X[2] > X[0] @ X[0]      # length beats direction: cat · car > cat · cat
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_attention_weight_does_not_depend_on_where_a_word_stands(seed):
+    # Chapter "Why not read left to right?": moving a word, or shuffling the sentence,
+    # changes no weight the last word gives (there is no position information).
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(30, 4))
+    w = sa.softmax(sa.attention_scores(x, x))
+    order = np.concatenate([rng.permutation(29), [29]])        # shuffle all but the last word
+    w_shuffled = sa.softmax(sa.attention_scores(x[order], x[order]))
+    np.testing.assert_allclose(w_shuffled[-1], w[-1, order], atol=1e-12)
+
+
+@pytest.mark.parametrize("w", [0.5, 0.9, 0.99])
+def test_a_recurrent_summary_keeps_one_size_and_fades_by_at_most_w_to_the_k(w):
+    x = np.random.default_rng(3).normal(size=(200, 3))
+    states = sa.rnn_states(x, w)
+    assert states[-1].shape == (3,) == sa.rnn_states(x[:5], w)[-1].shape
+    assert (np.abs(sa.effect_on_last(x, w)[0]) <= w ** 199).all()
