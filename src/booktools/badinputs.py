@@ -184,6 +184,18 @@ CASES: tuple[BadInput, ...] = (
     BadInput("check_blend", "`word` = 3, not a row of the 3 words", "word", (_X[0],), {"word": 3}),
     BadInput("check_blend", "`word` = 1.0, a float", "word", (_X[0],), {"word": 1.0}),
     BadInput("check_blend", "words `x` with one dimension, shape (3,)", "x", (_X[0],), {"x": np.ones(3)}),
+    # the recurrent network ----------------------------------------------------
+    BadInput("rnn_states", "words `x` of shape (1, 1, 2)", "x", (np.ones((1, 1, 2)), 0.5)),
+    BadInput("rnn_states", "no words: `x` of shape (0,)", "x", (np.ones(0), 0.5)),
+    BadInput("rnn_states", "`w` given as a string", "w", (_X, "0.5")),
+    BadInput("rnn_states", "`h0` of 3 numbers for words of 2", "h0", (_X, 0.5), {"h0": np.zeros(3)}),
+    BadInput("fading", "`k` = 1.5, not a count", "k", (0.5, 1.5)),
+    BadInput("fading", "`k` = -1", "k", (0.5, -1)),
+    BadInput("fading", "`w` is NaN", "w", (float("nan"), 3)),
+    BadInput("effect_on_last", "words `x` holding NaN", "x", (_NAN_K, 0.5)),
+    BadInput("effect_on_last", "`w` is a list", "w", (_X, [0.5])),
+    BadInput("check_rnn_states", "words `x` given as a string", "x", (_X, "cat dog car", 0.5)),
+    BadInput("check_rnn_states", "`w` is infinite", "w", (_X, _X, float("inf"))),
     # BERT ---------------------------------------------------------------------
     BadInput("BertConfig", "`num_attention_heads` = 4 does not divide 10", "num_attention_heads",
              (), {"hidden_size": 10, "num_attention_heads": 4}),

@@ -66,3 +66,21 @@ def test_the_go_deeper_code_of_queries_keys_values_is_the_code_the_page_runs():
     shown = re.search(r":::\{dropdown\} Go deeper: the scores depend.*?```python\n(.*?)```", page, re.S).group(1)
     run = re.search(r"# The \"Go deeper\" demonstration.*?\n(.*?)\n\n", page, re.S).group(1)
     assert shown.strip() == run.strip()
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_attention_weight_does_not_depend_on_where_a_word_stands(seed):
+    # Chapter "Why not read left to right?": moving a word, or shuffling the sentence,
+    # changes no weight the last word gives (there is no position information).
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(30, 4))
+    w = sa.softmax(sa.attention_scores(x, x))
+    order = np.concatenate([rng.permutation(29), [29]])        # shuffle all but the last word
+    w_shuffled = sa.softmax(sa.attention_scores(x[order], x[order]))
+    np.testing.assert_allclose(w_shuffled[-1], w[-1, order], atol=1e-12)
+
+
+@pytest.mark.parametrize("w", [0.5, 0.9, 0.99])
+def test_a_recurrent_summary_keeps_one_size_and_fades_by_at_most_w_to_the_k(w):
+    x = np.random.default_rng(3).normal(size=(200, 3))
+    states = sa.rnn_states(x, w)
+    assert states[-1].shape == (3,) == sa.rnn_states(x[:5], w)[-1].shape
+    assert (np.abs(sa.effect_on_last(x, w)[0]) <= w ** 199).all()

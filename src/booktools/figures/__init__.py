@@ -5,6 +5,7 @@ module                                              figures
 ==================================================  ==========================================
 :mod:`~booktools.figures.plane`                     words as points in the plane
 :mod:`~booktools.figures.embeddings`                rows of a real embedding table, as strips
+:mod:`~booktools.figures.fading`                    a word's effect against distance; digit reversal
 :mod:`~booktools.figures.referents`                 which word a pronoun looks at, per head
 :mod:`~booktools.figures.heatmaps`                  attention weights as heatmaps
 :mod:`~booktools.figures.cost`                      cost against n, on log-log axes

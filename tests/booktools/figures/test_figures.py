@@ -18,6 +18,7 @@ import selfattention as sa
 from booktools.figures.base import SMALLEST_TEXT_KEY, finish, png, smallest_text_pt, subplots
 from booktools.figures.cost import plot_mask_costs, plot_measurements
 from booktools.figures.embeddings import plot_embedding_rows
+from booktools.figures.fading import plot_fading, plot_position_accuracy
 from booktools.figures.heatmaps import plot_attention, plot_layer_means
 from booktools.figures.masks import plot_masks
 from booktools.figures.online_softmax import plot_online_softmax
@@ -46,6 +47,7 @@ def _figures():
     masks = {"full causal": sa.causal_mask(n), "sliding window, w = 3": sa.sliding_window_mask(n, 3),
              "strided, stride = 4": sa.strided_mask(n, 4)}
     cost_ns = [64, 128, 256, 512, 1024, 2048]
+    dist = np.arange(1, 51)
     return {
         "words": lambda: plot_words(x, sa.WORDS),
         "embedding rows": lambda: plot_embedding_rows(RNG.normal(0, 0.05, (3, 384)),
@@ -62,6 +64,10 @@ def _figures():
         "online softmax": lambda: plot_online_softmax(steps, sa.attention_scores(q, k),
                                                       sa.scaled_dot_product_attention(q, k, v)),
         "masks": lambda: plot_masks(masks, row=10, blocked={"sliding window, w = 3": 6, "strided, stride = 4": 5}),
+        "fading": lambda: plot_fading(dist, sa.fading(0.5, dist), np.full(50, 0.2), rnn_measured=0.4 ** dist),
+        "reversal": lambda: plot_position_accuracy({"summary of 16": np.linspace(1, 0.1, 20),
+                                                    "summary of 64": np.linspace(1, 0.9, 20),
+                                                    "attention": np.ones(20)}),
         "mask costs": lambda: plot_mask_costs(cost_ns, {"full causal": [m * (m + 1) // 2 for m in cost_ns],
                                                         "sliding window, w = 32": [33 * m for m in cost_ns],
                                                         "strided, stride = √n": [m * 40 for m in cost_ns]}),
@@ -106,3 +112,12 @@ def test_embedding_rows_refuse_a_label_per_row_missing():
         plot_embedding_rows(np.ones((2, 4)), ["only one"])
     with pytest.raises(ValueError, match="not all 0"):
         plot_embedding_rows(np.zeros((1, 4)), ["zero"])
+def test_fading_figure_draws_each_curve_and_names_bad_lengths():
+    k = np.arange(1, 6)
+    fig = plot_fading(k, 0.5 ** k, np.full(5, 0.2))
+    np.testing.assert_allclose(fig.axes[0].lines[1].get_ydata(), 0.5 ** k)
+    assert fig.axes[0].get_yscale() == "log"
+    with pytest.raises(ValueError, match="one value per distance"):
+        plot_fading(k, 0.5 ** k, [0.2])
+    with pytest.raises(ValueError, match="of one length"):
+        plot_position_accuracy({"a": [1, 0], "b": [1]})
