@@ -163,7 +163,7 @@ def qkv_trace_lab(x, w_q, w_k, w_v, words: Sequence[str], *, lab_id: str = "qkv-
               "steps": [{"id": s["id"], "title": s["title"]} for s in steps]}
     sections = "".join(
         f'<section class="sa-trace-step" data-step="{k}" aria-label="{esc(s["title"])}">'
-        f'<h4 class="sa-trace-title">{esc(s["title"])}</h4><p class="sa-trace-text">{esc(s["text"])}</p>'
+        f'<h3 class="sa-trace-title">{esc(s["title"])}</h3><p class="sa-trace-text">{esc(s["text"])}</p>'
         f'<div class="sa-trace-tables">{"".join(_html_table(tb) for tb in s["tables"])}</div></section>'
         for k, s in enumerate(steps))
     markup = (f'<div class="sa-lab" data-lab="qkv-trace" id="{esc(lab_id)}">'
