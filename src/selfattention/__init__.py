@@ -6,6 +6,8 @@ Two layers:
   :func:`attention_scores`, :func:`scaled_dot_product_attention` (the
   formula and nothing else), one head, the BERT encoder in
   :mod:`selfattention.bert`, the teaching trace of the online softmax,
+  cross-attention and the bottom-right causal mask
+  (:mod:`selfattention.cross`, :mod:`selfattention.causal_alignment`),
   the recurrent network that attention replaces (:mod:`selfattention.rnn`)
   and a small experiment that compares the two (:mod:`selfattention.reversal`);
 * the fast layer, :mod:`selfattention.fast`: the same attention computed
@@ -18,11 +20,13 @@ and book tooling live in the separate ``booktools`` package.
 
 from importlib.metadata import PackageNotFoundError, version
 
-from . import attention, bert, cost, fast, minilm, online_softmax, reversal, rnn, sparse
+from . import attention, bert, causal_alignment, cost, cross, fast, minilm, online_softmax, reversal, rnn, sparse
 from .attention import attention_scores, causal_mask, scaled_dot_product_attention
 from .bert import BertConfig, BertOutput, bert_forward, erf, gelu, layer_norm
+from .causal_alignment import causal_mask_bottom_right
+from .cross import SOURCE, TARGET, cat_is_sleeping, cross_attention
 from .examples import SENTENCE, WORDS, i_love_cats, three_words
-from .exercises import Feedback, check_blend, check_head_scores, check_scores
+from .exercises import Feedback, check_blend, check_cross_weights, check_head_scores, check_scores
 from .fast import blockwise_attention
 from .head import attention_head, head_trace, project_qkv, query_key_product
 from .online_softmax import online_softmax_trace
@@ -40,6 +44,8 @@ __all__ = [
     "BertOutput",
     "Feedback",
     "SENTENCE",
+    "SOURCE",
+    "TARGET",
     "WORDS",
     "attention",
     "attention_head",
@@ -47,12 +53,18 @@ __all__ = [
     "bert",
     "bert_forward",
     "blockwise_attention",
+    "cat_is_sleeping",
+    "causal_alignment",
     "causal_mask",
+    "causal_mask_bottom_right",
     "check_blend",
+    "check_cross_weights",
     "check_head_scores",
     "check_rnn_states",
     "check_scores",
     "cost",
+    "cross",
+    "cross_attention",
     "effect_on_last",
     "erf",
     "fading",

@@ -279,3 +279,108 @@ def check_head_scores(scores, x=None, w_q=None, w_k=None) -> Feedback:
     i, j = np.unravel_index(np.argmax(np.abs(got - expected)), got.shape)
     return Feedback(False, f"Wrong value at row {i}, column {j}: {got[i, j]:.4g} "
                            f"where {expected[i, j]:.4g} was expected.")
+
+
+def check_cross_weights(weights, x_q=None, x_kv=None, w_q=None, w_k=None) -> Feedback:
+    """Check the reader's cross-attention weights: queries from ``x_q``, keys from ``x_kv``.
+
+    The right answer is ``softmax(Q @ K.T / sqrt(d_k))`` with ``Q = x_q @ w_q``
+    and ``K = x_kv @ w_k``, softmax along each row: shape ``(L_q, L_kv)``.
+
+    Parameters
+    ----------
+    weights : array_like
+        What the reader computed.
+    x_q : array_like, shape (L_q, d_q), optional
+        The sequence that looks; defaults to the decoder of
+        :func:`~selfattention.cross.cat_is_sleeping` (die, Katze, schläft).
+    x_kv : array_like, shape (L_kv, d_kv), optional
+        The sequence looked at; defaults to its encoder (the, cat, is, sleeping).
+    w_q : array_like, shape (d_q, d_k), optional
+        Query matrix; defaults to the example's.
+    w_k : array_like, shape (d_kv, d_k), optional
+        Key matrix; defaults to the example's.
+
+    Returns
+    -------
+    Feedback
+        ``ok`` is True if ``weights`` is right to 1e-9; otherwise the message
+        names the likely slip: the table transposed (``K @ Q.T``), one
+        sequence used for both sides, softmax down the columns, the scores
+        instead of the weights, no query matrix, or a missing scale.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``x_q``, ``x_kv``, ``w_q`` or ``w_k`` is malformed (as in
+        :func:`~selfattention.cross.cross_attention`); a wrong ``weights``
+        is not an error.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from selfattention import softmax
+    >>> from selfattention.cross import cat_is_sleeping
+    >>> x_q, x_kv, w_q, w_k, _ = cat_is_sleeping()
+    >>> Q, K = x_q @ w_q, x_kv @ w_k
+    >>> print(check_cross_weights(softmax(Q @ K.T / np.sqrt(2))))
+    ✓ Right: weights has shape (3, 4), one row per query and one column per key, and every value matches.
+    >>> print(check_cross_weights(softmax(K @ Q.T / np.sqrt(2))))  # doctest: +NORMALIZE_WHITESPACE
+    ✗ weights has shape (4, 3) but should be (3, 4): one row per word of the sequence that looks
+    (3), one column per word it reads (4). Did you write K @ Q.T instead of Q @ K.T?
+    """
+    from .cross import cat_is_sleeping, cross_attention
+    from .softmax import softmax
+
+    ex_q, ex_kv, ex_wq, ex_wk, _ = cat_is_sleeping()
+    x_q = ex_q if x_q is None else as_float_array(x_q, "x_q")
+    x_kv = ex_kv if x_kv is None else as_float_array(x_kv, "x_kv")
+    w_q = ex_wq if w_q is None else as_float_array(w_q, "w_q")
+    w_k = ex_wk if w_k is None else as_float_array(w_k, "w_k")
+    for name, x in (("x_q", x_q), ("x_kv", x_kv)):
+        if x.ndim != 2:
+            raise ValueError(f"{name} must have shape (L, d), one row per word; got {x.shape}")
+    _, expected = cross_attention(x_q, x_kv, w_q, w_k, w_k, return_weights=True)  # (L_q, L_kv)
+    L_q, L_kv = expected.shape
+    q, k = x_q @ w_q, x_kv @ w_k  # (L_q, d_k), (L_kv, d_k)
+    root = np.sqrt(q.shape[1])
+    try:
+        got = np.asarray(weights, dtype=float)
+    except (TypeError, ValueError):
+        return Feedback(False, f"weights should be a NumPy array of numbers, got {type(weights).__name__}.")
+    if got.shape != expected.shape:
+        tip = ""
+        if got.shape == (L_kv, L_q):
+            tip = " Did you write K @ Q.T instead of Q @ K.T?"
+        elif got.shape == (L_q, L_q):
+            tip = " That is the sequence that looks attending to itself: the keys come from x_kv."
+        elif got.shape == (L_kv, L_kv):
+            tip = " That is the sequence looked at attending to itself: the queries come from x_q."
+        return Feedback(False, f"weights has shape {got.shape} but should be {expected.shape}: one row per "
+                               f"word of the sequence that looks ({L_q}), one column per word it reads "
+                               f"({L_kv}).{tip}")
+    if not np.all(np.isfinite(got)):
+        return Feedback(False, "weights contains NaN or inf.")
+
+    def same(a):
+        return np.allclose(got, a, rtol=0, atol=1e-9)
+
+    if same(expected):
+        return Feedback(True, f"Right: weights has shape {got.shape}, one row per query and one column "
+                              f"per key, and every value matches.")
+    scores = q @ k.T / root  # (L_q, L_kv)
+    slips = [
+        (softmax(scores, axis=0), "Each column adds up to 1, not each row: apply softmax along the rows "
+                                  "(axis=-1). Each word that looks shares out its own attention."),
+        (scores, "These are the scores: turn each row into weights with softmax."),
+        (softmax(scores * root), f"The weights are too sharp: did you forget to divide the scores by "
+                                 f"sqrt(d_k) = sqrt({q.shape[1]})?"),
+        (softmax(x_q @ k.T / root) if x_q.shape[1] == k.shape[1] else None,
+         "You used x_q itself as the queries: project it first, Q = x_q @ W_Q."),
+    ]
+    for value, message in slips:
+        if value is not None and same(value):
+            return Feedback(False, message)
+    i, j = np.unravel_index(np.argmax(np.abs(got - expected)), got.shape)
+    return Feedback(False, f"Wrong value at row {i}, column {j}: {got[i, j]:.4g} "
+                           f"where {expected[i, j]:.4g} was expected.")
