@@ -128,3 +128,12 @@ def test_notebook_runs_top_to_bottom_with_only_the_package(built_book, tmp_path,
     print(f"{name}: {seconds:.1f} s")
     if name == "weighted-average-solutions":
         assert any("✓ Right" in str(o.get("data", {}).get("text/markdown", "")) for o in outputs)
+
+
+def test_the_cross_attention_notebook_keeps_its_checker_and_hides_its_solution(built_book):
+    cells = code(load(built_book, "self-and-cross-attention"))
+    starter = [s for s in cells if "# your line" in s]
+    assert len(starter) == 1 and "sa.check_cross_weights(weights)" in starter[0]
+    assert not any("Q @ K.T / np.sqrt(Q.shape[1])" in s for s in cells)  # the solution's line
+    solved = code(load(built_book, "self-and-cross-attention-solutions"))
+    assert any("Q @ K.T / np.sqrt(Q.shape[1])" in s for s in solved)
