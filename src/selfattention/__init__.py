@@ -6,7 +6,8 @@ Two layers:
   :func:`attention_scores`, :func:`scaled_dot_product_attention` (the
   formula and nothing else), one head, the BERT encoder in
   :mod:`selfattention.bert`, the teaching trace of the online softmax,
-  the recurrent network that attention replaces (:mod:`selfattention.rnn`)
+  the recurrent network that attention replaces (:mod:`selfattention.rnn`),
+  the loss and gradients that train one head (:mod:`selfattention.learning`)
   and a small experiment that compares the two (:mod:`selfattention.reversal`);
 * the fast layer, :mod:`selfattention.fast`: the same attention computed
   for speed (row blocks, blockwise with an online softmax, threads), tested
@@ -18,13 +19,15 @@ and book tooling live in the separate ``booktools`` package.
 
 from importlib.metadata import PackageNotFoundError, version
 
-from . import attention, bert, cost, fast, minilm, online_softmax, reversal, rnn, sparse
+from . import attention, bert, cost, fast, learning, minilm, online_softmax, reversal, rnn, sparse
 from .attention import attention_scores, causal_mask, scaled_dot_product_attention
 from .bert import BertConfig, BertOutput, bert_forward, erf, gelu, layer_norm
 from .examples import SENTENCE, WORDS, i_love_cats, three_words
 from .exercises import Feedback, check_blend, check_head_scores, check_scores
 from .fast import blockwise_attention
 from .head import attention_head, head_trace, project_qkv, query_key_product
+from .learning import (apple_sweet, apple_sweet_gradient, apple_sweet_loss, check_gradient_step, descend,
+                       gradient_step, head_loss_and_gradients, train_head, training_run)
 from .online_softmax import online_softmax_trace
 from .rnn import check_rnn_states, effect_on_last, fading, rnn_states
 from .softmax import softmax
@@ -41,6 +44,9 @@ __all__ = [
     "Feedback",
     "SENTENCE",
     "WORDS",
+    "apple_sweet",
+    "apple_sweet_gradient",
+    "apple_sweet_loss",
     "attention",
     "attention_head",
     "attention_scores",
@@ -49,18 +55,23 @@ __all__ = [
     "blockwise_attention",
     "causal_mask",
     "check_blend",
+    "check_gradient_step",
     "check_head_scores",
     "check_rnn_states",
     "check_scores",
     "cost",
+    "descend",
     "effect_on_last",
     "erf",
     "fading",
     "fast",
     "gelu",
+    "gradient_step",
+    "head_loss_and_gradients",
     "head_trace",
     "i_love_cats",
     "layer_norm",
+    "learning",
     "minilm",
     "online_softmax",
     "online_softmax_trace",
@@ -75,4 +86,6 @@ __all__ = [
     "sparse",
     "strided_mask",
     "three_words",
+    "train_head",
+    "training_run",
 ]
