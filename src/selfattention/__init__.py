@@ -26,8 +26,17 @@ from .examples import SENTENCE, WORDS, i_love_cats, three_words
 from .exercises import Feedback, check_blend, check_head_scores, check_scores
 from .fast import blockwise_attention
 from .head import attention_head, head_trace, project_qkv, query_key_product
-from .learning import (apple_sweet, apple_sweet_gradient, apple_sweet_loss, check_gradient_step, descend,
-                       gradient_step, head_loss_and_gradients, train_head, training_run)
+from .learning import (
+    apple_sweet,
+    apple_sweet_gradient,
+    apple_sweet_loss,
+    check_gradient_step,
+    descend,
+    gradient_step,
+    head_loss_and_gradients,
+    train_head,
+    training_run,
+)
 from .online_softmax import online_softmax_trace
 from .rnn import check_rnn_states, effect_on_last, fading, rnn_states
 from .softmax import softmax
