@@ -2,7 +2,8 @@
 // package (selfattention) and is tested in the browser against it
 // (tests/browser/test_lab_maths.py): softmax, the scores and the weighted
 // average of self-attention, one head step by step (matmul, headTrace,
-// isSymmetric), the count of scores, and float16 decoding.
+// isSymmetric), the count of scores, float16 decoding, and the apple/sweet
+// head's loss, gradient and gradient descent (appleSweet, gradientStep, descend).
 
 // softmax of one row, shifted by its largest value (selfattention.softmax).
 export function softmax(row) {
