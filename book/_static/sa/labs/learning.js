@@ -44,7 +44,7 @@ export function mount(root, config) {
   // --- The numbers.
   const rows = [
     ["c", "c"], ["weight", `${sweet}'s weight on ${apple}`], ["loss", "loss"],
-    ["gradient", "gradient d loss / d c"], ["step", `next step, −${fmt(lr, 1)} × gradient`], ["steps", "steps taken"],
+    ["gradient", "gradient d loss / d c"], ["step", `next step, −η × gradient (η = ${fmt(lr, Number.isInteger(lr) ? 0 : 2)})`], ["steps", "steps taken"],
   ];
   const values = {};
   const table = h("table", { class: "sa-learn-table" }, h("tbody", {}, ...rows.map(([key, label]) => {
