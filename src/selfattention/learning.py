@@ -442,7 +442,7 @@ def training_run(number, *, steps=RUN_STEPS, learning_rate=LEARNING_RATE) -> dic
     (('w_q', 'w_k'), 'identity', True)
     """
     if number not in RUNS or isinstance(number, bool):
-        raise ValueError(f"there is no run {number!r}; the runs are {list(RUNS)}")
+        raise ValueError(f"number must be one of the runs {list(RUNS)}, got {number!r}")
     spec = RUNS[number]
     start = start_matrices(spec["start"])
     result = train_head(start["w_q"], start["w_k"], start["w_v"], train=spec["train"], steps=steps,

@@ -32,6 +32,7 @@ KNOWN_UNNAMED = {
 NO_BAD_INPUT = {
     "three_words": "takes no argument",
     "i_love_cats": "takes no argument",
+    "apple_sweet": "takes no argument",
     "Feedback": "a record that stores any verdict and message",
     "BertOutput": "a record (NamedTuple) of the arrays bert_forward computed",
 }

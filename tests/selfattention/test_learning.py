@@ -155,7 +155,7 @@ def test_check_gradient_step_names_each_mistake():
      "target must have shape"),
     (lambda: sa.train_head(np.eye(2), np.eye(2), np.eye(2), train=["w_x"]), ValueError, "train must name"),
     (lambda: learning.start_matrices(1.5), TypeError, "start must be"),
-    (lambda: sa.training_run(5), ValueError, "there is no run 5"),
+    (lambda: sa.training_run(5), ValueError, "number must be one of the runs"),
 ])
 def test_bad_input_gets_a_clear_error(call, error, words):
     with pytest.raises(error, match=words.replace("(", r"\(").replace(")", r"\)")):
