@@ -244,6 +244,20 @@ CASES: tuple[BadInput, ...] = (
     BadInput("layer_norm", "`eps` = 0", "eps",
              ([[1.0, 2.0, 3.0]], [1, 1, 1], [0, 0, 0]), {"eps": 0}),
     BadInput("layer_norm", "`x` is a single number", "x", (3.0, [1], [0])),
+    # learning where to look ---------------------------------------------------
+    BadInput("apple_sweet_loss", "`c` given as a string", "c", ("1",)),
+    BadInput("apple_sweet_gradient", "`c` is NaN", "c", (float("nan"),)),
+    BadInput("gradient_step", "`learning_rate` = -1", "learning_rate", (0.0, -1.0)),
+    BadInput("descend", "`steps` = 0", "steps", (0.0, 0)),
+    BadInput("descend", "`c0` is infinite", "c0", (float("inf"), 3)),
+    BadInput("head_loss_and_gradients", "`w_v` has 3 rows but the words have 2 numbers", "w_v", (_I, _I, np.eye(3))),
+    BadInput("head_loss_and_gradients", "`word` = 2, not a row of the 2 words", "word", (_I, _I, _I), {"word": 2}),
+    BadInput("head_loss_and_gradients", "`target` of 3 numbers for values of 2", "target", (_I, _I, _I),
+             {"target": [1.0, 0.0, 0.0]}),
+    BadInput("train_head", "`train` names a matrix `w_x`", "train", (_I, _I, _I), {"train": ["w_x"]}),
+    BadInput("train_head", "`steps` = 2.5", "steps", (_I, _I, _I), {"steps": 2.5}),
+    BadInput("training_run", "`number` = 5, not a run", "number", (5,)),
+    BadInput("check_gradient_step", "`c` is NaN", "c", (1.0,), {"c": float("nan")}),
 )
 
 

@@ -8,7 +8,8 @@ Two layers:
   :mod:`selfattention.bert`, the teaching trace of the online softmax,
   cross-attention and the bottom-right causal mask
   (:mod:`selfattention.cross`, :mod:`selfattention.causal_alignment`),
-  the recurrent network that attention replaces (:mod:`selfattention.rnn`)
+  the recurrent network that attention replaces (:mod:`selfattention.rnn`),
+  the loss and gradients that train one head (:mod:`selfattention.learning`)
   and a small experiment that compares the two (:mod:`selfattention.reversal`);
 * the fast layer, :mod:`selfattention.fast`: the same attention computed
   for speed (row blocks, blockwise with an online softmax, threads), tested
@@ -20,7 +21,20 @@ and book tooling live in the separate ``booktools`` package.
 
 from importlib.metadata import PackageNotFoundError, version
 
-from . import attention, bert, causal_alignment, cost, cross, fast, minilm, online_softmax, reversal, rnn, sparse
+from . import (
+    attention,
+    bert,
+    causal_alignment,
+    cost,
+    cross,
+    fast,
+    learning,
+    minilm,
+    online_softmax,
+    reversal,
+    rnn,
+    sparse,
+)
 from .attention import attention_scores, causal_mask, scaled_dot_product_attention
 from .bert import BertConfig, BertOutput, bert_forward, erf, gelu, layer_norm
 from .causal_alignment import causal_mask_bottom_right
@@ -29,6 +43,17 @@ from .examples import SENTENCE, WORDS, i_love_cats, three_words
 from .exercises import Feedback, check_blend, check_cross_weights, check_head_scores, check_scores
 from .fast import blockwise_attention
 from .head import attention_head, head_trace, project_qkv, query_key_product
+from .learning import (
+    apple_sweet,
+    apple_sweet_gradient,
+    apple_sweet_loss,
+    check_gradient_step,
+    descend,
+    gradient_step,
+    head_loss_and_gradients,
+    train_head,
+    training_run,
+)
 from .online_softmax import online_softmax_trace
 from .rnn import check_rnn_states, effect_on_last, fading, rnn_states
 from .softmax import softmax
@@ -47,6 +72,9 @@ __all__ = [
     "SOURCE",
     "TARGET",
     "WORDS",
+    "apple_sweet",
+    "apple_sweet_gradient",
+    "apple_sweet_loss",
     "attention",
     "attention_head",
     "attention_scores",
@@ -59,20 +87,25 @@ __all__ = [
     "causal_mask_bottom_right",
     "check_blend",
     "check_cross_weights",
+    "check_gradient_step",
     "check_head_scores",
     "check_rnn_states",
     "check_scores",
     "cost",
     "cross",
     "cross_attention",
+    "descend",
     "effect_on_last",
     "erf",
     "fading",
     "fast",
     "gelu",
+    "gradient_step",
+    "head_loss_and_gradients",
     "head_trace",
     "i_love_cats",
     "layer_norm",
+    "learning",
     "minilm",
     "online_softmax",
     "online_softmax_trace",
@@ -87,4 +120,6 @@ __all__ = [
     "sparse",
     "strided_mask",
     "three_words",
+    "train_head",
+    "training_run",
 ]

@@ -94,6 +94,15 @@ def test_a_code_exercise_keeps_its_checker_call(built_book):
     assert not any("X @ X.T / np.sqrt(d_k)" in s for s in cells)  # the solution's line
 
 
+def test_learning_where_to_look_keeps_its_checker_call_and_hides_its_solution(built_book):
+    cells = code(load(built_book, "learning-where-to-look"))
+    starter = [s for s in cells if "your line here" in s]
+    assert len(starter) == 1 and "sa.check_gradient_step(c_next, c=1.0)" in starter[0]
+    assert not any("c_next = c - 1.0 * gradient" in s for s in cells)          # the solution's line
+    solved = code(load(built_book, "learning-where-to-look-solutions"))
+    assert any("c_next = c - 1.0 * gradient" in s for s in solved)
+
+
 def test_a_self_check_keeps_its_hints_and_answer_folded(built_book):
     text = markdown(load(built_book, "weighted-average"))
     assert "**Self-check (a number).** Before you run the code: what is the raw score cat · dog" in text

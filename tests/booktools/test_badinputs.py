@@ -33,6 +33,7 @@ NO_BAD_INPUT = {
     "three_words": "takes no argument",
     "i_love_cats": "takes no argument",
     "cat_is_sleeping": "takes no argument",
+    "apple_sweet": "takes no argument",
     "Feedback": "a record that stores any verdict and message",
     "BertOutput": "a record (NamedTuple) of the arrays bert_forward computed",
 }

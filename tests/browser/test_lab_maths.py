@@ -4,7 +4,8 @@ Every lab computes with these two modules, so each function is run in
 Chromium on inputs chosen here and compared with the package's own result:
 softmax, self-attention's scores, weights and output, the weighted average,
 the count of scores, one head's weights from stored scores, float16 decoding
-(every one of the 65,536 bit patterns) and the book's number formats.
+(every one of the 65,536 bit patterns), the book's number formats, and the
+apple/sweet head's loss, gradient and gradient descent on c.
 """
 
 from __future__ import annotations
@@ -137,3 +138,23 @@ def test_number_formats_equal_the_package(run):
     assert got == [fmt(v, d) for v, d in pairs]
     counts = [0, 7, 999, 1000, 4096, 65536, 16_384_000_000]
     assert run("(m, f, c) => c.map(f.formatCount)", counts) == [format_count(c) for c in counts]
+
+
+# --- learning-where-to-look: the apple/sweet head and gradient descent on c.
+
+@pytest.mark.parametrize("c", [-3.0, -0.5, 0.0, 0.35355, 1.0, 4.57, 9.0])
+def test_apple_sweet_loss_and_gradient_equal_the_package(run, c):
+    got = run("(m, f, c) => m.appleSweet(c)", c)
+    r = sa.apple_sweet_loss(c)
+    np.testing.assert_allclose(got["weight"], r["weight"], rtol=1e-14)
+    np.testing.assert_allclose(got["output"], r["output"], rtol=1e-14, atol=1e-16)
+    np.testing.assert_allclose(got["loss"], r["loss"], rtol=1e-12, atol=1e-16)
+    np.testing.assert_allclose(got["gradient"], sa.apple_sweet_gradient(c), rtol=1e-12, atol=1e-16)
+
+
+@pytest.mark.parametrize("c0, steps, lr", [(0.0, 1, 1.0), (0.0, 10, 1.0), (0.0, 200, 1.0), (-2.0, 50, 0.5)])
+def test_gradient_descent_on_c_equals_the_package(run, c0, steps, lr):
+    got = run("(m, f, a) => ({path: m.descend(a.c0, a.steps, a.lr), one: m.gradientStep(a.c0, a.lr)})",
+              {"c0": c0, "steps": steps, "lr": lr})
+    np.testing.assert_allclose(got["path"], sa.descend(c0, steps, lr), rtol=1e-12)
+    np.testing.assert_allclose(got["one"], sa.gradient_step(c0, lr), rtol=1e-13)

@@ -2,7 +2,8 @@
 // package (selfattention) and is tested in the browser against it
 // (tests/browser/test_lab_maths.py): softmax, the scores and the weighted
 // average of self-attention, one head step by step (matmul, headTrace,
-// isSymmetric), the count of scores, and float16 decoding.
+// isSymmetric), the count of scores, float16 decoding, and the apple/sweet
+// head's loss, gradient and gradient descent (appleSweet, gradientStep, descend).
 
 // softmax of one row, shifted by its largest value (selfattention.softmax).
 export function softmax(row) {
@@ -94,4 +95,28 @@ export function headTrace(x, wQ, wK, wV) {
   const scaled = rawScores.map((row) => row.map((s) => s / Math.sqrt(q[0].length)));
   const weights = scaled.map(softmax);
   return { q, k, v, rawScores, scores: scaled, weights, output: weightedAverage(weights, v) };
+}
+
+// --- learning-where-to-look: the apple/sweet head with W_Q = [[0, 0], [c, 0]] and
+// W_K = W_V = I (selfattention.learning). Sweet's query is [c, 0]; its scores are
+// [c, 0] / sqrt(2); its output is [s, 1 - s], s its weight on apple.
+
+// Sweet's weight on apple, its output, the loss |output - [1, 0]|² and d loss / d c
+// (selfattention.apple_sweet_loss and apple_sweet_gradient).
+export function appleSweet(c) {
+  const [weights] = scores([[c, 0]], [[1, 0], [0, 1]], 1 / Math.sqrt(2)).map(softmax);
+  const output = weightedAverage([weights], [[1, 0], [0, 1]])[0];
+  const loss = (output[0] - 1) ** 2 + (output[1] - 0) ** 2;
+  const s = weights[0];
+  return { weight: s, output, loss, gradient: -2 * Math.sqrt(2) * s * (1 - s) ** 2 };
+}
+
+// One step of gradient descent on c (selfattention.gradient_step).
+export const gradientStep = (c, learningRate) => c - learningRate * appleSweet(c).gradient;
+
+// c before the first step and after each of `steps` steps (selfattention.descend).
+export function descend(c, steps, learningRate) {
+  const path = [c];
+  for (let i = 0; i < steps; i++) path.push(gradientStep(path[path.length - 1], learningRate));
+  return path;
 }

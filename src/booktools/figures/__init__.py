@@ -12,6 +12,7 @@ module                                              figures
 :mod:`~booktools.figures.masks`                     attention masks
 :mod:`~booktools.figures.online_softmax`            the online softmax, block by block
 :mod:`~booktools.figures.cross`                     cross-attention weights; two causal masks
+:mod:`~booktools.figures.learning`                  attention maps after training runs
 :mod:`~booktools.figures.base`                      what they share: start, finish, PNG
 ==================================================  ==========================================
 """

@@ -20,6 +20,7 @@ from booktools.figures.cost import plot_mask_costs, plot_measurements
 from booktools.figures.embeddings import plot_embedding_rows
 from booktools.figures.fading import plot_fading, plot_position_accuracy
 from booktools.figures.heatmaps import plot_attention, plot_layer_means
+from booktools.figures.learning import plot_attention_maps
 from booktools.figures.masks import plot_masks
 from booktools.figures.online_softmax import plot_online_softmax
 from booktools.figures.plane import plot_weighted_mix, plot_words
@@ -71,6 +72,8 @@ def _figures():
         "mask costs": lambda: plot_mask_costs(cost_ns, {"full causal": [m * (m + 1) // 2 for m in cost_ns],
                                                         "sliding window, w = 32": [33 * m for m in cost_ns],
                                                         "strided, stride = √n": [m * 40 for m in cost_ns]}),
+        "attention maps": lambda: plot_attention_maps(_softmax_stack((4, 2, 2)), [f"run {i}" for i in range(1, 5)],
+                                                      ["apple", "sweet"]),
     }
 
 
