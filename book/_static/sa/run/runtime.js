@@ -41,7 +41,7 @@ def __sa_run(source):
                 print(show() if callable(show) else repr(value))
     except BaseException as e:
         tb = e.__traceback__.tb_next if e.__traceback__ is not None else None
-        traceback.print_exception(type(e), e, tb, file=sys.stderr)
+        traceback.print_exception(type(e), e, tb, limit=-40, file=sys.stderr)
         sys.stdout.write(${JSON.stringify(FAIL)})
     finally:
         sys.stdout.flush()
