@@ -30,6 +30,8 @@ from docutils.parsers.rst import Directive
 
 #: Where the runtime files live in the site.
 SITE_DIR = "_static/sa/run/runtime"
+#: The vendored WASI shim (book/_static/vendor/), named with its version.
+SHIM = "browser_wasi_shim-0.4.2"
 
 _RUN_CELL = re.compile(r'<div class="cell tag_run\b')
 _EXERCISE_CODE = re.compile(r'class="exercise admonition".*?check_', re.S)
@@ -85,10 +87,15 @@ class RuntimeLicences(Directive):
         items = "".join(
             f'<li><a href="{up}{SITE_DIR}/LICENSES/{name}">{name.rsplit(".", 1)[0]}</a></li>'
             for name in manifest["licenses"])
-        html = (f'<p>The runtime is PyPI <code>{WHEEL_REQUIREMENT}</code>; the list of its parts and their '
-                f'versions is its <a href="{up}{SITE_DIR}/MANIFEST">MANIFEST</a>, and the SHA-256 of every '
-                f'file served is in <a href="{up}{SITE_DIR}/SHA256SUMS">SHA256SUMS</a>.</p>'
-                f'<ul class="sa-licence-list">{items}</ul>')
+        size = sum(f["size"] for f in manifest["files"].values())
+        shim = f"{up}_static/vendor/{SHIM}"
+        html = (f'<p>The runtime is PyPI <code>{WHEEL_REQUIREMENT}</code>: {size / 1e6:.0f} MB to download. '
+                f'The list of its parts and their versions is its <a href="{up}{SITE_DIR}/MANIFEST">MANIFEST</a>, '
+                f'and the SHA-256 of every file served is in <a href="{up}{SITE_DIR}/SHA256SUMS">SHA256SUMS</a>.</p>'
+                f'<ul class="sa-licence-list">{items}</ul>'
+                f'<p>The browser side uses <code>{SHIM.replace("browser_wasi_shim-", "@bjorn3/browser_wasi_shim ")}'
+                f'</code> (MIT or Apache-2.0), served from this site with its licence texts: '
+                f'<a href="{shim}/LICENSE-MIT">MIT</a>, <a href="{shim}/LICENSE-APACHE">Apache-2.0</a>.</p>')
         return [nodes.raw("", html, format="html")]
 
 

