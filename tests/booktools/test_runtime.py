@@ -1,0 +1,88 @@
+"""booktools.runtime: the runtime files are trimmed, reproducible and checked."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zipfile
+
+import pytest
+
+from booktools import runtime
+
+
+def test_keep_entry_keeps_numpy_and_the_stdlib_but_not_other_packages():
+    assert runtime.keep_entry("numpy/linalg/__init__.pyc")
+    assert runtime.keep_entry("json/decoder.pyc") and runtime.keep_entry("math.pyc") is True
+    assert not runtime.keep_entry("pandas/__init__.pyc")
+    assert not runtime.keep_entry("tkinter/__init__.pyc")
+    assert runtime.keep_entry("numpy-2.5.2.dist-info/METADATA")
+    assert not runtime.keep_entry("scipy-1.18.1.dist-info/METADATA")
+
+
+def test_package_sources_hold_the_package_but_not_conftest():
+    files = runtime.package_sources(runtime.ROOT / "src")
+    assert "selfattention/__init__.py" in files and "selfattention/exercises.py" in files
+    assert not any(name.endswith("conftest.py") for name in files)
+    assert any(name.endswith(".dist-info/METADATA") for name in files)
+
+
+def test_trimmed_zip_is_the_same_bytes_twice_and_sorted(tmp_path):
+    source = tmp_path / "in.zip"
+    with zipfile.ZipFile(source, "w") as z:
+        for name in ("os.pyc", "pandas/__init__.pyc", "numpy/__init__.pyc", "abc.pyc"):
+            z.writestr(name, name * 10)
+    extra = {"selfattention/__init__.py": b"x = 1\n"}
+    a, b = tmp_path / "a.zip", tmp_path / "b.zip"
+    assert runtime.trimmed_zip(source, a, extra) == 4
+    runtime.trimmed_zip(source, b, extra)
+    assert a.read_bytes() == b.read_bytes()
+    with zipfile.ZipFile(a) as z:
+        names = z.namelist()
+        assert names == sorted(names) and "pandas/__init__.pyc" not in names
+        assert {i.date_time for i in z.infolist()} == {runtime.ZIP_DATE}
+
+
+def test_trimmed_zip_refuses_to_replace_a_file_of_the_wheel(tmp_path):
+    source = tmp_path / "in.zip"
+    with zipfile.ZipFile(source, "w") as z:
+        z.writestr("os.pyc", b"")
+    with pytest.raises(ValueError, match="replace files of the wheel"):
+        runtime.trimmed_zip(source, tmp_path / "out.zip", {"os.pyc": b""})
+
+
+def test_gzip_has_no_name_or_time_and_round_trips(tmp_path):
+    src = tmp_path / "x.wasm"
+    src.write_bytes(b"\0asm" * 1000)
+    runtime.gzip_file(src, tmp_path / "1.gz")
+    runtime.gzip_file(src, tmp_path / "2.gz")
+    data = (tmp_path / "1.gz").read_bytes()
+    assert data == (tmp_path / "2.gz").read_bytes()
+    assert data[4:8] == b"\0\0\0\0"  # MTIME
+    assert gzip.decompress(data) == src.read_bytes()
+
+
+@pytest.mark.book
+def test_built_runtime_files_match_their_manifest_and_fit_github_pages():
+    manifest = runtime.build()
+    assert runtime.verify(runtime.DEFAULT_OUT, manifest) == []
+    on_disk = json.loads((runtime.DEFAULT_OUT / "runtime.json").read_text(encoding="utf-8"))
+    assert on_disk == manifest
+    assert manifest["files"]["wasm"]["size"] < 95 * 2**20
+    assert "numpy.txt" in manifest["licenses"] and "cpython.txt" in manifest["licenses"]
+    sums = (runtime.DEFAULT_OUT / "SHA256SUMS").read_text(encoding="utf-8")
+    assert f"{manifest['files']['stdlib']['sha256']}  stdlib.zip" in sums
+    with zipfile.ZipFile(runtime.DEFAULT_OUT / "stdlib.zip") as z:
+        names = set(z.namelist())
+    assert {"numpy/__init__.pyc", "selfattention/exercises.py", "json/__init__.pyc"} <= names
+    assert not any(n.startswith(("pandas/", "scipy/", "matplotlib/")) for n in names)
+
+
+@pytest.mark.book
+def test_no_file_of_the_site_exceeds_95_mib(built_book):
+    # GitHub Pages refuses files over 100 MiB; python.wasm raw is 99.4 MB, so it ships gzipped.
+    big = [(p.relative_to(built_book).as_posix(), p.stat().st_size) for p in built_book.rglob("*")
+           if p.is_file() and p.stat().st_size > 95 * 2**20]
+    assert big == []
+    assert (built_book / "_static/sa/run/runtime/python.wasm.gz").exists()
+    assert (built_book / "_static/sa/run/runtime/LICENSES/cpython.txt").exists()

@@ -1,0 +1,186 @@
+"""Run buttons (booktools.runcells): the reader's code runs in Chromium, offline.
+
+Python is loaded once for the module (one page, kept open); the tests then
+run cells in that page as a reader would, in this order: a cell, the
+exercise (wrong, then right), an infinite loop and Stop, a deep recursion.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from tests.browser.conftest import PageWatch
+
+pytestmark = pytest.mark.browser
+
+PAGE = "weighted-average.html"
+STATUS_DONE = re.compile(r"Done|error|failed|restarted|missing|cannot")
+
+
+@pytest.fixture(scope="module")
+def run_page(browser, site_url):
+    context = browser.new_context()
+    pg = context.new_page()
+    pg.watch = PageWatch(pg, site_url)
+    pg.requests = []
+    pg.on("request", lambda r: pg.requests.append(r.url))
+    pg.goto(f"{site_url}/{PAGE}")
+    pg.wait_for_selector(".sa-run-button")
+    pg.evaluate("() => document.querySelectorAll('.sa-fold-bar button').forEach(b => b.click())")
+    yield pg
+    context.close()
+
+
+def cell_with(page, text: str):
+    """The ``run`` cell whose code contains ``text``."""
+    return page.locator(".cell.tag_run").filter(has=page.locator(".cell_input", has_text=text)).first
+
+
+def wait_status(page, box, pattern=STATUS_DONE, timeout=120_000):
+    status = box.locator(".sa-run-status")
+    page.wait_for_function("([el, p]) => new RegExp(p).test(el.textContent)",
+                           arg=[status.element_handle(), pattern.pattern], timeout=timeout)
+    return status.text_content()
+
+
+def run_box(page, box, pattern=STATUS_DONE):
+    button = box.locator(".sa-run-button")
+    button.scroll_into_view_if_needed()
+    button.click()
+    return wait_status(page, box, pattern)
+
+
+def exercise(page):
+    return page.locator(".sa-run-exercise").first
+
+
+def run_exercise(page, code: str, pattern=STATUS_DONE) -> tuple[str, str]:
+    box = exercise(page)
+    box.locator("textarea").fill(code)
+    status = run_box(page, box, pattern)
+    return status, box.locator(".sa-run-output").text_content()
+
+
+def numbers(text: str) -> np.ndarray:
+    return np.array([float(x) for x in re.findall(r"-?\d+\.\d*|-?\d+", text)])
+
+
+def test_nothing_downloads_before_the_first_run(browser, site_url):
+    context = browser.new_context()
+    pg = context.new_page()
+    seen = []
+    pg.on("request", lambda r: seen.append(r.url))
+    pg.goto(f"{site_url}/{PAGE}")
+    pg.wait_for_selector(".sa-run-button")
+    pg.wait_for_timeout(300)
+    context.close()
+    assert [u for u in seen if "/runtime" in u or "wasi_shim" in u] == []
+
+
+def test_run_gives_the_numbers_the_build_computed(run_page):
+    box = cell_with(run_page, "sa.softmax(scores)")
+    status = run_box(run_page, box)
+    assert status.startswith("Done"), status
+    built = box.locator(".cell_output").text_content()
+    ran = box.locator(".sa-run-output").text_content()
+    np.testing.assert_allclose(numbers(ran), numbers(built), atol=0)
+    assert numbers(ran).size == 9
+    assert any("python.wasm.gz" in u for u in run_page.requests)
+
+
+def test_state_persists_and_cells_above_run_first(run_page):
+    # `output = weights @ X` needs X and weights from the cells above it.
+    box = cell_with(run_page, "output = weights @ X")
+    status = run_box(run_page, box)
+    assert status.startswith("Done"), status
+    np.testing.assert_allclose(numbers(box.locator(".sa-run-output").text_content()),
+                               numbers(box.locator(".cell_output").text_content()), atol=0)
+
+
+def test_sleep_takes_the_time_asked(run_page):
+    status, out = run_exercise(run_page, "import time\nt = time.monotonic()\ntime.sleep(0.2)\n"
+                                         "print(round(time.monotonic() - t, 1))")
+    assert status.startswith("Done"), status
+    assert out.strip() == "0.2"
+
+
+def test_exercise_gets_the_checkers_message(run_page):
+    box = exercise(run_page)
+    box.locator(".sa-run-reset").click()  # an earlier test typed in the editor
+    starter = box.locator("textarea").input_value()
+    assert "sa.check_scores(scores)" in starter and "scores = ..." in starter
+    status, out = run_exercise(run_page, starter.replace("scores = ...", "scores = X @ X.T"))
+    assert "✗" in out and "did you forget to divide by sqrt(d_k)" in out, out
+    status, out = run_exercise(run_page, starter.replace("scores = ...", "scores = X @ X.T / np.sqrt(d_k)"))
+    assert out.startswith("✓ Right"), out
+
+
+def test_stop_ends_an_infinite_loop_and_python_restarts(run_page):
+    box = exercise(run_page)
+    box.locator("textarea").fill("while True:\n    pass")
+    box.locator(".sa-run-button").click()
+    wait_status(run_page, box, re.compile("Running…"))
+    run_page.wait_for_timeout(300)
+    box.locator(".sa-run-stop").click()
+    assert "Stopped" in wait_status(run_page, box, re.compile("Stopped"))
+    status, out = run_exercise(run_page, "print(weights.shape)")  # the cells above run again first
+    assert status.startswith("Done"), status
+    assert out.strip() == "(3, 3)"
+
+
+def test_deep_python_recursion_is_a_recursion_error(run_page):
+    code = "import sys\nsys.setrecursionlimit(10**5)\ndef f(n):\n    return f(n + 1)\nf(0)"
+    status, out = run_exercise(run_page, code)
+    assert "raised an error" in status
+    assert out.rstrip().endswith("RecursionError: maximum recursion depth exceeded")
+
+
+def test_a_crash_restarts_with_a_clear_message(run_page):
+    # repr of a deeply nested list recurses in C: the browser's stack overflows (a RangeError).
+    code = "x = []\nfor _ in range(200000):\n    x = [x]\nrepr(x)"
+    status, _ = run_exercise(run_page, code, re.compile("restarted"))
+    assert "ran out of stack" in status and "restarted" in status
+    status, out = run_exercise(run_page, "print(1 + 1)")
+    assert status.startswith("Done") and out.strip() == "2"
+
+
+def test_no_request_left_the_site(run_page):
+    assert run_page.watch.foreign == []
+    assert run_page.watch.console_errors == []
+
+
+def test_csp_allows_wasm_and_nothing_else(run_page):
+    policy = run_page.locator('meta[http-equiv="Content-Security-Policy"]').get_attribute("content")
+    script_src = next(p for p in policy.split(";") if p.strip().startswith("script-src"))
+    assert "'wasm-unsafe-eval'" in script_src
+    assert "'unsafe-eval'" not in policy and "'unsafe-inline'" not in script_src
+
+
+def test_page_works_without_the_runtime_files(browser, site_url):
+    context = browser.new_context()
+    pg = context.new_page()
+    pg.route("**/_static/sa/run/runtime/**", lambda route: route.fulfill(status=404, body="missing"))
+    pg.goto(f"{site_url}/{PAGE}")
+    box = cell_with(pg, "sa.softmax(scores)")
+    assert "0.768" in box.locator(".cell_output").text_content()  # the build's output is there
+    status = run_box(pg, box)
+    context.close()
+    assert "missing" in status
+
+
+def test_browser_without_exnref_gets_the_notebook_link(browser, site_url):
+    context = browser.new_context()
+    context.add_init_script("WebAssembly.validate = () => false;")
+    pg = context.new_page()
+    pg.goto(f"{site_url}/{PAGE}")
+    box = cell_with(pg, "sa.softmax(scores)")
+    box.locator(".sa-run-button").click()
+    status = box.locator(".sa-run-status")
+    status.wait_for()
+    text, link = status.text_content(), status.locator("a").get_attribute("href")
+    context.close()
+    assert "cannot run" in text
+    assert link.endswith("weighted-average.ipynb")
