@@ -18,15 +18,16 @@ and book tooling live in the separate ``booktools`` package.
 
 from importlib.metadata import PackageNotFoundError, version
 
-from . import attention, bert, cost, fast, minilm, online_softmax, reversal, rnn, sparse
+from . import attention, bert, cost, fast, minilm, online_softmax, reversal, rnn, scaling, sparse
 from .attention import attention_scores, causal_mask, scaled_dot_product_attention
 from .bert import BertConfig, BertOutput, bert_forward, erf, gelu, layer_norm
 from .examples import SENTENCE, WORDS, i_love_cats, three_words
-from .exercises import Feedback, check_blend, check_head_scores, check_scores
+from .exercises import Feedback, check_blend, check_head_scores, check_scaled_row, check_scores, scaling_example
 from .fast import blockwise_attention
 from .head import attention_head, head_trace, project_qkv, query_key_product
 from .online_softmax import online_softmax_trace
 from .rnn import check_rnn_states, effect_on_last, fading, rnn_states
+from .scaling import dot_product_std, saturation, softmax_jacobian, softmax_with_temperature
 from .softmax import softmax
 from .sparse import sliding_window_mask, strided_mask
 
@@ -51,8 +52,10 @@ __all__ = [
     "check_blend",
     "check_head_scores",
     "check_rnn_states",
+    "check_scaled_row",
     "check_scores",
     "cost",
+    "dot_product_std",
     "effect_on_last",
     "erf",
     "fading",
@@ -69,9 +72,14 @@ __all__ = [
     "reversal",
     "rnn",
     "rnn_states",
+    "saturation",
     "scaled_dot_product_attention",
+    "scaling",
+    "scaling_example",
     "sliding_window_mask",
     "softmax",
+    "softmax_jacobian",
+    "softmax_with_temperature",
     "sparse",
     "strided_mask",
     "three_words",

@@ -11,6 +11,7 @@ module                                              figures
 :mod:`~booktools.figures.cost`                      cost against n, on log-log axes
 :mod:`~booktools.figures.masks`                     attention masks
 :mod:`~booktools.figures.online_softmax`            the online softmax, block by block
+:mod:`~booktools.figures.scaling`                   softmax saturation against d_k
 :mod:`~booktools.figures.base`                      what they share: start, finish, PNG
 ==================================================  ==========================================
 """
