@@ -128,3 +128,11 @@ def test_notebook_runs_top_to_bottom_with_only_the_package(built_book, tmp_path,
     print(f"{name}: {seconds:.1f} s")
     if name == "weighted-average-solutions":
         assert any("✓ Right" in str(o.get("data", {}).get("text/markdown", "")) for o in outputs)
+
+
+def test_the_scaling_exercise_keeps_its_checker_call(built_book):
+    cells = code(load(built_book, "why-divide-by-sqrt-dk"))
+    starter = [s for s in cells if "your line here" in s]
+    assert len(starter) == 1 and "sa.check_scaled_row(row)" in starter[0]
+    solutions = code(load(built_book, "why-divide-by-sqrt-dk-solutions"))
+    assert any("K @ q / np.sqrt(d_k)" in s for s in solutions)

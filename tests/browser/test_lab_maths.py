@@ -137,3 +137,13 @@ def test_number_formats_equal_the_package(run):
     assert got == [fmt(v, d) for v, d in pairs]
     counts = [0, 7, 999, 1000, 4096, 65536, 16_384_000_000]
     assert run("(m, f, c) => c.map(f.formatCount)", counts) == [format_count(c) for c in counts]
+
+
+# --- why-divide-by-sqrt-dk ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("t", [1.0, float(np.sqrt(2)), 0.05, 0.25, 3.35, 100.0])
+def test_softmax_with_temperature_equals_the_package(run, t):
+    rows = [[4.0, 2.0, 0.0], RNG.normal(0, 3, 9).tolist(), [1000.0, 999.0, -1000.0], [-2.0, -2.0]]
+    got = run("(m, f, a) => a.rows.map((r) => m.softmaxTemperature(r, a.t))", {"rows": rows, "t": t})
+    for row, js in zip(rows, got):
+        np.testing.assert_allclose(js, sa.softmax_with_temperature(np.array(row), t), rtol=1e-12, atol=1e-300)

@@ -95,3 +95,10 @@ export function headTrace(x, wQ, wK, wV) {
   const weights = scaled.map(softmax);
   return { q, k, v, rawScores, scores: scaled, weights, output: weightedAverage(weights, v) };
 }
+
+// --- why-divide-by-sqrt-dk ------------------------------------------------
+// softmax(row / T): a large temperature T softens the weights, a small one
+// sharpens them (selfattention.softmax_with_temperature).
+export function softmaxTemperature(row, T) {
+  return softmax(row.map((v) => v / T));
+}

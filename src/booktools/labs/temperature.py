@@ -224,7 +224,8 @@ def temperature_states(config: dict) -> list[dict]:
                        "t": press(start, keys)})
     for value in (0.25, 0.5, 2.0, 3.35, 5.0):
         states.append({"name": f"fill {value}", "action": {"kind": "fill", "value": value}, "t": value})
-    for names, keys in ((["scaled"], []), (["raw"], []), (["scaled", "raw", "scaled"], []), (["scaled"], ["ArrowRight"])):
+    for names, keys in ((["scaled"], []), (["raw"], []), (["scaled", "raw", "scaled"], []),
+                        (["scaled"], ["ArrowRight"])):
         t = presets[names[-1]]
         if keys:
             t = press(_snap(t, config), keys)
