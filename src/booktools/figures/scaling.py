@@ -75,11 +75,12 @@ def plot_saturation(raw: Mapping, scaled: Mapping) -> Figure:
     bottom.set_ylim(0, None)
     bottom.set_xscale("log", base=2)
     bottom.set_xticks(d_k)
-    bottom.set_xticklabels([f"{int(v)}" if i % 2 == 0 else "" for i, v in enumerate(d_k)])
+    last = len(d_k) - 1   # every other size labelled, the last one included
+    bottom.set_xticklabels([f"{int(v)}" if (last - i) % 2 == 0 else "" for i, v in enumerate(d_k)])
     bottom.set_xlabel("$d_k$, numbers per query and key")
     for ax in (top, bottom):
         ax.grid(True, color="0.9", lw=0.6)
-    top.legend(title="division by $\\sqrt{d_k}$", loc="lower right", frameon=False)
+    bottom.legend(title="division by $\\sqrt{d_k}$", loc="lower left", frameon=False)   # the empty corner
     return finish(fig)
 
 
