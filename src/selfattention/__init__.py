@@ -33,6 +33,7 @@ from . import (
     online_softmax,
     reversal,
     rnn,
+    scaling,
     sparse,
 )
 from .attention import attention_scores, causal_mask, scaled_dot_product_attention
@@ -40,7 +41,15 @@ from .bert import BertConfig, BertOutput, bert_forward, erf, gelu, layer_norm
 from .causal_alignment import causal_mask_bottom_right
 from .cross import SOURCE, TARGET, cat_is_sleeping, cross_attention
 from .examples import SENTENCE, WORDS, i_love_cats, three_words
-from .exercises import Feedback, check_blend, check_cross_weights, check_head_scores, check_scores
+from .exercises import (
+    Feedback,
+    check_blend,
+    check_cross_weights,
+    check_head_scores,
+    check_scaled_row,
+    check_scores,
+    scaling_example,
+)
 from .fast import blockwise_attention
 from .head import attention_head, head_trace, project_qkv, query_key_product
 from .learning import (
@@ -56,6 +65,7 @@ from .learning import (
 )
 from .online_softmax import online_softmax_trace
 from .rnn import check_rnn_states, effect_on_last, fading, rnn_states
+from .scaling import dot_product_std, saturation, softmax_jacobian, softmax_with_temperature
 from .softmax import softmax
 from .sparse import sliding_window_mask, strided_mask
 
@@ -90,11 +100,13 @@ __all__ = [
     "check_gradient_step",
     "check_head_scores",
     "check_rnn_states",
+    "check_scaled_row",
     "check_scores",
     "cost",
     "cross",
     "cross_attention",
     "descend",
+    "dot_product_std",
     "effect_on_last",
     "erf",
     "fading",
@@ -114,9 +126,14 @@ __all__ = [
     "reversal",
     "rnn",
     "rnn_states",
+    "saturation",
     "scaled_dot_product_attention",
+    "scaling",
+    "scaling_example",
     "sliding_window_mask",
     "softmax",
+    "softmax_jacobian",
+    "softmax_with_temperature",
     "sparse",
     "strided_mask",
     "three_words",

@@ -384,3 +384,137 @@ def check_cross_weights(weights, x_q=None, x_kv=None, w_q=None, w_k=None) -> Fee
     i, j = np.unravel_index(np.argmax(np.abs(got - expected)), got.shape)
     return Feedback(False, f"Wrong value at row {i}, column {j}: {got[i, j]:.4g} "
                            f"where {expected[i, j]:.4g} was expected.")
+
+
+def scaling_example(d_k: int = 64, n_keys: int = 4, seed: int = 6) -> tuple[np.ndarray, np.ndarray]:
+    """The query and keys of the exercise "scale a row of scores" (chapter "Why divide by √d_k").
+
+    Parameters
+    ----------
+    d_k : int, default 64
+        Numbers per query and key.
+    n_keys : int, default 4
+        How many keys the query looks at.
+    seed : int, default 6
+        Seed of the random generator: the same seed gives the same vectors.
+
+    Returns
+    -------
+    q : numpy.ndarray, shape (d_k,)
+        One query, with standard normal entries.
+    k : numpy.ndarray, shape (n_keys, d_k)
+        One key per row, with standard normal entries.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a size or the seed is not a positive integer (the seed may be 0).
+
+    Examples
+    --------
+    >>> q, K = scaling_example()
+    >>> q.shape, K.shape
+    ((64,), (4, 64))
+    """
+    from ._validate import check_positive_int
+
+    d_k = check_positive_int(d_k, "d_k")
+    n_keys = check_positive_int(n_keys, "n_keys")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int >= 0, got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {seed}")
+    rng = np.random.default_rng(int(seed))
+    q = rng.standard_normal(d_k)             # (d_k,)
+    k = rng.standard_normal((n_keys, d_k))   # (n_keys, d_k)
+    return q, k
+
+
+def check_scaled_row(row, q=None, k=None) -> Feedback:
+    """Check the reader's row of scaled scores: one query against every key.
+
+    The right answer is ``k @ q / sqrt(d_k)``: one score per key, each the
+    dot product divided by the square root of the number of numbers per
+    query, ``d_k``.
+
+    Parameters
+    ----------
+    row : array_like
+        What the reader computed.
+    q : array_like, shape (d_k,), optional
+        The query; with ``k``, defaults to :func:`scaling_example`.
+    k : array_like, shape (n, d_k), optional
+        The keys, one per row.
+
+    Returns
+    -------
+    Feedback
+        ``ok`` is True if ``row`` is right to 1e-9; otherwise the message
+        names the likely slip: no division, a division by ``d_k``, a
+        multiplication by ``sqrt(d_k)``, a division by the square root of
+        the number of keys, the weights instead of the scores, or the shape.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``q`` or ``k`` is malformed (only one of them given, wrong
+        shapes, not finite real numbers); a wrong ``row`` is not an error.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> q, K = scaling_example()
+    >>> print(check_scaled_row(K @ q / np.sqrt(64)))
+    ✓ Right: one scaled score per key, and every value matches.
+    >>> print(check_scaled_row(K @ q))
+    ✗ The scores are 8 times too large: you forgot to divide by sqrt(d_k) = sqrt(64) = 8.
+    """
+    from .softmax import softmax
+
+    if (q is None) != (k is None):
+        raise ValueError("give both q and k, or neither (then the exercise's own are used)")
+    if q is None:
+        q, k = scaling_example()
+    q = as_float_array(q, "q")
+    k = as_float_array(k, "k")
+    if q.ndim != 1:
+        raise ValueError(f"q must be one query, shape (d_k,), got {q.shape}")
+    if k.ndim != 2 or k.shape[1] != q.shape[0]:
+        raise ValueError(f"k must have shape (n, d_k) with d_k = {q.shape[0]} like q, got {k.shape}")
+    n, d_k = k.shape
+    root = np.sqrt(d_k)
+    raw = k @ q                      # (n,)
+    expected = raw / root            # (n,)
+    try:
+        got = np.asarray(row, dtype=float)
+    except (TypeError, ValueError):
+        return Feedback(False, f"row should be a NumPy array of numbers, got {type(row).__name__}.")
+    if got.shape != expected.shape:
+        return Feedback(False, f"row has shape {got.shape} but should be {expected.shape}: "
+                               "one score per key, k @ q.")
+    if not np.all(np.isfinite(got)):
+        return Feedback(False, "row contains NaN or inf.")
+
+    def same(a):
+        return np.allclose(got, a, rtol=0, atol=1e-9)
+
+    if same(expected):
+        return Feedback(True, "Right: one scaled score per key, and every value matches.")
+    slips = [
+        (raw, f"The scores are {root:g} times too large: you forgot to divide by "
+              f"sqrt(d_k) = sqrt({d_k}) = {root:g}."),
+        (raw / d_k, f"You divided by d_k = {d_k}; divide by its square root, {root:g}. "
+                    f"The scores are now {root:g} times too small."),
+        (raw * root, f"You multiplied by sqrt(d_k) = {root:g}; divide by it instead."),
+        (raw / np.sqrt(n), f"You divided by the square root of the number of keys, {n}; "
+                           f"divide by the square root of d_k = {d_k}, the numbers per key."),
+        (softmax(expected), "Those are the weights, softmax of the scaled scores: the exercise asks "
+                            "for the scores before softmax."),
+        (softmax(raw), "Those are the weights of the unscaled scores: divide by sqrt(d_k) and stop "
+                       "before softmax."),
+    ]
+    for value, message in slips:
+        if same(value):
+            return Feedback(False, message)
+    i = int(np.argmax(np.abs(got - expected)))
+    return Feedback(False, f"Wrong value at position {i}: {got[i]:.4g} where {expected[i]:.4g} was expected.")

@@ -21,6 +21,8 @@ BLOCKED = ("booktools", "myst_nb", "matplotlib", "sphinx", "jupyter_cache", "PIL
 # Runs first in every notebook under test: a student's machine has none of BLOCKED.
 GUARD = f"""
 import importlib.abc, sys
+
+
 class _OnlyThePackage(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
         if name.split(".")[0] in {BLOCKED!r}:
@@ -146,3 +148,11 @@ def test_the_cross_attention_notebook_keeps_its_checker_and_hides_its_solution(b
     assert not any("Q @ K.T / np.sqrt(Q.shape[1])" in s for s in cells)  # the solution's line
     solved = code(load(built_book, "self-and-cross-attention-solutions"))
     assert any("Q @ K.T / np.sqrt(Q.shape[1])" in s for s in solved)
+
+
+def test_the_scaling_exercise_keeps_its_checker_call(built_book):
+    cells = code(load(built_book, "why-divide-by-sqrt-dk"))
+    starter = [s for s in cells if "your line here" in s]
+    assert len(starter) == 1 and "sa.check_scaled_row(row)" in starter[0]
+    solutions = code(load(built_book, "why-divide-by-sqrt-dk-solutions"))
+    assert any("K @ q / np.sqrt(d_k)" in s for s in solutions)

@@ -24,6 +24,7 @@ LABS = [
     ("weighted-average.html", "#wa-lab"),
     ("queries-keys-values.html", "#qkv-lab"),
     ("learning-where-to-look.html", "#learning-lab"),
+    ("why-divide-by-sqrt-dk.html", "#temperature-lab"),
     ("attention-in-a-real-model.html", "#explorer-lab"),
     ("the-cost-of-full-context.html", "#grid-lab"),
 ]

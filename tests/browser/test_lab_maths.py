@@ -158,3 +158,13 @@ def test_gradient_descent_on_c_equals_the_package(run, c0, steps, lr):
               {"c0": c0, "steps": steps, "lr": lr})
     np.testing.assert_allclose(got["path"], sa.descend(c0, steps, lr), rtol=1e-12)
     np.testing.assert_allclose(got["one"], sa.gradient_step(c0, lr), rtol=1e-13)
+
+
+# --- why-divide-by-sqrt-dk ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("t", [1.0, float(np.sqrt(2)), 0.05, 0.25, 3.35, 100.0])
+def test_softmax_with_temperature_equals_the_package(run, t):
+    rows = [[4.0, 2.0, 0.0], RNG.normal(0, 3, 9).tolist(), [1000.0, 999.0, -1000.0], [-2.0, -2.0]]
+    got = run("(m, f, a) => a.rows.map((r) => m.softmaxTemperature(r, a.t))", {"rows": rows, "t": t})
+    for row, js in zip(rows, got):
+        np.testing.assert_allclose(js, sa.softmax_with_temperature(np.array(row), t), rtol=1e-12, atol=1e-300)

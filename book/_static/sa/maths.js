@@ -120,3 +120,10 @@ export function descend(c, steps, learningRate) {
   for (let i = 0; i < steps; i++) path.push(gradientStep(path[path.length - 1], learningRate));
   return path;
 }
+
+// --- why-divide-by-sqrt-dk ------------------------------------------------
+// softmax(row / T): a large temperature T softens the weights, a small one
+// sharpens them (selfattention.softmax_with_temperature).
+export function softmaxTemperature(row, T) {
+  return softmax(row.map((v) => v / T));
+}

@@ -13,6 +13,7 @@ module                                              figures
 :mod:`~booktools.figures.online_softmax`            the online softmax, block by block
 :mod:`~booktools.figures.cross`                     cross-attention weights; two causal masks
 :mod:`~booktools.figures.learning`                  attention maps after training runs
+:mod:`~booktools.figures.scaling`                   softmax saturation against d_k
 :mod:`~booktools.figures.base`                      what they share: start, finish, PNG
 ==================================================  ==========================================
 """

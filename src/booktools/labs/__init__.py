@@ -17,12 +17,23 @@ lab (``data-lab``)      module
 ``qkv``                 :mod:`booktools.labs.qkv`
 ``qkv-trace``           :mod:`booktools.labs.qkv_trace`
 ``learning``            :mod:`booktools.labs.learning`
+``temperature``         :mod:`booktools.labs.temperature`
 ======================  ==============================================
 """
 
 from __future__ import annotations
 
-from . import explorer, grid, learning, qkv, qkv_trace, referent_game, three_moves, weighted_average
+from . import (
+    explorer,
+    grid,
+    learning,
+    qkv,
+    qkv_trace,
+    referent_game,
+    temperature,
+    three_moves,
+    weighted_average,
+)
 
 #: Each lab's name (its ``data-lab`` and JavaScript module) and its fixture builder.
 FIXTURES = {
@@ -34,6 +45,7 @@ FIXTURES = {
     "qkv": qkv.qkv_fixture,
     "qkv-trace": qkv_trace.qkv_trace_fixture,
     "learning": learning.learning_fixture,
+    "temperature": temperature.temperature_fixture,
 }
 
 
@@ -65,7 +77,7 @@ def fixture(name: str, config: dict) -> dict:
     Traceback (most recent call last):
     ...
     ValueError: no lab 'slider'; the labs are ['weighted-average', 'explorer', 'grid', 'referent-game',
-      'three-moves', 'qkv', 'qkv-trace', 'learning']
+      'three-moves', 'qkv', 'qkv-trace', 'learning', 'temperature']
     """
     if name not in FIXTURES:
         raise ValueError(f"no lab {name!r}; the labs are {list(FIXTURES)}")
@@ -73,6 +85,7 @@ def fixture(name: str, config: dict) -> dict:
 
 
 __all__ = [
-    "FIXTURES", "explorer", "fixture", "grid", "learning", "qkv", "qkv_trace", "referent_game", "three_moves",
+    "FIXTURES", "explorer", "fixture", "grid", "learning", "qkv", "qkv_trace", "referent_game", "temperature",
+    "three_moves",
     "weighted_average",
 ]

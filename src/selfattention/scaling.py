@@ -1,0 +1,289 @@
+"""Why attention divides its scores by sqrt(d_k): spread, temperature and saturation.
+
+* :func:`dot_product_std` measures the spread of ``q · k`` for random
+  ``q`` and ``k`` whose entries have mean 0 and standard deviation 1: about
+  ``sqrt(d_k)``, and about 1 after dividing by ``sqrt(d_k)``.
+* :func:`softmax_with_temperature` is ``softmax(scores / T)``: a large
+  ``T`` softens the weights, a small one sharpens them. Dividing by
+  ``sqrt(d_k)`` is a temperature of ``sqrt(d_k)``.
+* :func:`softmax_jacobian` is how much each weight moves when each score
+  moves; it vanishes when softmax is nearly one-hot.
+* :func:`saturation` measures, for growing ``d_k``, the largest weight of
+  a row and the size of its Jacobian, with or without the division.
+
+Random numbers come from a seeded :class:`numpy.random.Generator`: the same
+seed gives the same measurement.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ._validate import check_flag, check_positive_int
+from .softmax import softmax
+
+#: Random numbers drawn per chunk, so that a measurement never holds more than this many at once.
+_CHUNK = 1_000_000
+
+
+def _generator(rng) -> np.random.Generator:
+    """``rng`` as a Generator: an int seeds a new one; a Generator is used as it is."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, bool) or not isinstance(rng, numbers.Integral):
+        raise TypeError(f"rng must be a numpy.random.Generator or a seed (an int >= 0), got {rng!r}")
+    if rng < 0:
+        raise ValueError(f"rng: a seed must be >= 0, got {rng}")
+    return np.random.default_rng(int(rng))
+
+
+def _random_dots(d_k: int, n: int, gen: np.random.Generator) -> np.ndarray:
+    """``n`` dot products ``q · k`` of random vectors with standard normal entries, shape (n,)."""
+    per_chunk = max(1, _CHUNK // (2 * d_k))
+    parts = []
+    for start in range(0, n, per_chunk):
+        m = min(per_chunk, n - start)
+        q = gen.standard_normal((m, d_k))        # (m, d_k)
+        k = gen.standard_normal((m, d_k))        # (m, d_k)
+        parts.append(np.einsum("md,md->m", q, k))  # (m,)
+    return np.concatenate(parts)                 # (n,)
+
+
+def _random_rows(d_k: int, n_rows: int, n_keys: int, gen: np.random.Generator) -> np.ndarray:
+    """Rows of raw scores: one random query against ``n_keys`` random keys per row, shape (n_rows, n_keys)."""
+    per_chunk = max(1, _CHUNK // ((n_keys + 1) * d_k))
+    parts = []
+    for start in range(0, n_rows, per_chunk):
+        m = min(per_chunk, n_rows - start)
+        q = gen.standard_normal((m, d_k))              # (m, d_k)
+        k = gen.standard_normal((m, n_keys, d_k))      # (m, n_keys, d_k)
+        parts.append(np.einsum("md,mnd->mn", q, k))    # (m, n_keys)
+    return np.concatenate(parts)                       # (n_rows, n_keys)
+
+
+def dot_product_std(d_k: int, n_samples: int = 10_000, *, scaled: bool = False, rng=0) -> float:
+    """Measure the standard deviation of ``q · k`` for random ``q`` and ``k``.
+
+    Every entry of ``q`` and ``k`` is drawn from a standard normal
+    distribution (mean 0, standard deviation 1), independently. Each product
+    ``q_i k_i`` then has mean 0 and variance 1, and the ``d_k`` products add
+    up: ``q · k`` has variance ``d_k``, so its standard deviation is
+    ``sqrt(d_k)``. Dividing by ``sqrt(d_k)`` brings it back to 1.
+
+    Parameters
+    ----------
+    d_k : int
+        Numbers per query and per key (>= 1).
+    n_samples : int, default 10_000
+        Pairs ``(q, k)`` drawn (>= 2).
+    scaled : bool, default False, keyword-only
+        Divide each dot product by ``sqrt(d_k)`` first.
+    rng : numpy.random.Generator or int, default 0, keyword-only
+        The random generator, or a seed for a new one.
+
+    Returns
+    -------
+    float
+        The sample standard deviation of the ``n_samples`` dot products.
+
+    Raises
+    ------
+    TypeError
+        If ``d_k`` or ``n_samples`` is not an integer, ``scaled`` not a bool,
+        or ``rng`` neither a Generator nor a seed.
+    ValueError
+        If ``d_k < 1`` or ``n_samples < 2``.
+
+    Examples
+    --------
+    >>> round(dot_product_std(64, rng=0), 1), round(dot_product_std(64, scaled=True, rng=0), 2)
+    (8.0, 1.0)
+    """
+    d_k = check_positive_int(d_k, "d_k")
+    n_samples = check_positive_int(n_samples, "n_samples")
+    if n_samples < 2:
+        raise ValueError(f"n_samples must be at least 2 to measure a spread, got {n_samples}")
+    scaled = check_flag(scaled, "scaled")
+    dots = _random_dots(d_k, n_samples, _generator(rng))   # (n_samples,)
+    if scaled:
+        dots = dots / np.sqrt(d_k)
+    return float(dots.std())
+
+
+def _check_scores(scores) -> np.ndarray:
+    """``scores`` as float64 with at least one axis: real numbers or -inf (blocked)."""
+    arr = np.asarray(scores)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
+        raise TypeError(f"scores must be numeric, got dtype {arr.dtype}")
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(f"scores must be real, got dtype {arr.dtype}")
+    if arr.ndim == 0:
+        raise ValueError("scores must have at least 1 dimension (a row), got a scalar")
+    arr = arr.astype(np.float64)
+    if np.isnan(arr).any() or np.isposinf(arr).any():
+        raise ValueError(f"scores contains NaN or +inf; shape {arr.shape}")
+    return arr
+
+
+def softmax_with_temperature(scores, temperature: float = 1.0) -> np.ndarray:
+    """Softmax of each row of scores divided by the temperature ``T``.
+
+    ``T = 1`` is plain softmax. A larger ``T`` shrinks the gaps between the
+    scores, so the weights move toward equal shares; a smaller ``T`` widens
+    them, so the largest score takes almost everything. Dividing the scores
+    by ``sqrt(d_k)``, as attention does, is softmax at ``T = sqrt(d_k)``.
+
+    Parameters
+    ----------
+    scores : array_like, shape (..., n)
+        Scores; the weights sum to 1 along the last axis. ``-inf`` is
+        blocked and gets weight 0.
+    temperature : float, default 1.0
+        ``T``, a finite number > 0.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., n)
+        ``softmax(scores / T)``, float64.
+
+    Raises
+    ------
+    TypeError
+        If ``scores`` is not real and numeric, or ``temperature`` not a real number.
+    ValueError
+        If ``scores`` is a scalar or holds NaN or ``+inf``, or ``temperature``
+        is not finite and positive.
+
+    Examples
+    --------
+    Cat's raw scores from the book's three words, at three temperatures:
+
+    >>> import numpy as np
+    >>> softmax_with_temperature([4.0, 2.0, 0.0], 1.0).round(3)
+    array([0.867, 0.117, 0.016])
+    >>> softmax_with_temperature([4.0, 2.0, 0.0], np.sqrt(2)).round(3)   # scaled: T = sqrt(d_k)
+    array([0.768, 0.187, 0.045])
+    >>> softmax_with_temperature([4.0, 2.0, 0.0], 100.0).round(3)        # almost equal shares
+    array([0.34 , 0.333, 0.327])
+    """
+    arr = _check_scores(scores)
+    if isinstance(temperature, np.ndarray) and temperature.ndim == 0:
+        temperature = temperature.item()
+    if isinstance(temperature, bool) or not isinstance(temperature, numbers.Real):
+        raise TypeError(f"temperature must be a real number, got {type(temperature).__name__}")
+    if not (np.isfinite(temperature) and temperature > 0):
+        raise ValueError(f"temperature must be finite and > 0, got {temperature}")
+    return softmax(arr / float(temperature))   # (..., n)
+
+
+def softmax_jacobian(scores) -> np.ndarray:
+    """How much each softmax weight moves when each score moves: ``d w_i / d s_j``.
+
+    With ``w = softmax(s)``, the Jacobian is ``diag(w) - w wᵀ``. When one
+    weight is close to 1 and the others close to 0 (softmax is *saturated*),
+    every entry is close to 0: nudging a score barely changes any weight,
+    so training gets almost no signal through this row.
+
+    Parameters
+    ----------
+    scores : array_like, shape (..., n)
+        Rows of scores (real numbers or ``-inf``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., n, n)
+        Entry ``[..., i, j]`` is ``d w_i / d s_j``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``scores`` is not a real numeric array of at least one axis
+        without NaN or ``+inf``.
+
+    Examples
+    --------
+    Equal scores move the weights the most; a dominant score freezes them:
+
+    >>> softmax_jacobian([0.0, 0.0]).round(3)
+    array([[ 0.25, -0.25],
+           [-0.25,  0.25]])
+    >>> bool(np.abs(softmax_jacobian([40.0, 0.0])).max() < 1e-15)
+    True
+    """
+    w = softmax(_check_scores(scores))                 # (..., n)
+    outer = w[..., :, None] * w[..., None, :]          # (..., n, n)
+    return np.einsum("...i,ij->...ij", w, np.eye(w.shape[-1])) - outer   # (..., n, n)
+
+
+def saturation(d_ks, n_keys: int = 10, n_rows: int = 2_000, *, scaled: bool = False, rng=0) -> dict:
+    """How saturated softmax gets as ``d_k`` grows: largest weight and gradient size.
+
+    For each ``d_k``, draw ``n_rows`` rows of attention: one random query
+    against ``n_keys`` random keys, every entry standard normal. Score them
+    (``q · k``, divided by ``sqrt(d_k)`` if ``scaled``), take softmax, and
+    average over the rows: the largest weight of the row, and the size of
+    the row's :func:`softmax_jacobian` (its Frobenius norm, the square root
+    of the sum of its squared entries).
+
+    Parameters
+    ----------
+    d_ks : sequence of int
+        The sizes ``d_k`` to measure (each >= 1).
+    n_keys : int, default 10
+        Keys per row (>= 2): the words a query looks at.
+    n_rows : int, default 2_000
+        Rows averaged per ``d_k`` (>= 1).
+    scaled : bool, default False, keyword-only
+        Divide the scores by ``sqrt(d_k)``.
+    rng : numpy.random.Generator or int, default 0, keyword-only
+        The random generator, or a seed for a new one.
+
+    Returns
+    -------
+    dict
+        ``d_k`` (int array, shape (m,)), ``largest_weight`` and
+        ``gradient_size`` (float arrays, shape (m,)): the means over the rows.
+
+    Raises
+    ------
+    TypeError
+        If a size is not an integer, ``scaled`` not a bool, or ``rng``
+        neither a Generator nor a seed.
+    ValueError
+        If ``d_ks`` is empty, or a size is out of range.
+
+    Examples
+    --------
+    Without the division, the largest weight grows toward 1 with ``d_k``;
+    with it, it stays where it was at ``d_k = 1``:
+
+    >>> raw = saturation([1, 256], n_rows=200, rng=0)
+    >>> scaled = saturation([1, 256], n_rows=200, scaled=True, rng=0)
+    >>> raw["largest_weight"].round(2), scaled["largest_weight"].round(2)
+    (array([0.27, 0.94]), array([0.27, 0.32]))
+    """
+    sizes = list(np.atleast_1d(np.asarray(d_ks, dtype=object)))
+    if not sizes:
+        raise ValueError("d_ks must hold at least one size d_k, got none")
+    sizes = [check_positive_int(d, "d_ks") for d in sizes]
+    n_keys = check_positive_int(n_keys, "n_keys")
+    if n_keys < 2:
+        raise ValueError(f"n_keys must be at least 2 (one key leaves softmax nothing to choose), got {n_keys}")
+    n_rows = check_positive_int(n_rows, "n_rows")
+    scaled = check_flag(scaled, "scaled")
+    gen = _generator(rng)
+    largest, size = [], []
+    for d_k in sizes:
+        s = _random_rows(d_k, n_rows, n_keys, gen)                           # (n_rows, n_keys)
+        if scaled:
+            s = s / np.sqrt(d_k)
+        w = softmax(s)                                                       # (n_rows, n_keys)
+        jac = softmax_jacobian(s)                                            # (n_rows, n_keys, n_keys)
+        largest.append(w.max(axis=-1).mean())
+        size.append(np.sqrt((jac**2).sum(axis=(-2, -1))).mean())
+    return {"d_k": np.array(sizes), "largest_weight": np.array(largest), "gradient_size": np.array(size)}
+
+
+__all__ = ["dot_product_std", "saturation", "softmax_jacobian", "softmax_with_temperature"]
