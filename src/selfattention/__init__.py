@@ -4,7 +4,8 @@ Two layers:
 
 * the reference layer, what the chapters read: :func:`softmax`,
   :func:`attention_scores`, :func:`scaled_dot_product_attention` (the
-  formula and nothing else), one head, the BERT encoder in
+  formula and nothing else), one head, several heads side by side
+  (:mod:`selfattention.multihead`), the BERT encoder in
   :mod:`selfattention.bert`, the teaching trace of the online softmax,
   the recurrent network that attention replaces (:mod:`selfattention.rnn`)
   and a small experiment that compares the two (:mod:`selfattention.reversal`);
@@ -18,13 +19,14 @@ and book tooling live in the separate ``booktools`` package.
 
 from importlib.metadata import PackageNotFoundError, version
 
-from . import attention, bert, cost, fast, minilm, online_softmax, reversal, rnn, sparse
+from . import attention, bert, cost, fast, minilm, multihead, online_softmax, reversal, rnn, sparse
 from .attention import attention_scores, causal_mask, scaled_dot_product_attention
 from .bert import BertConfig, BertOutput, bert_forward, erf, gelu, layer_norm
 from .examples import SENTENCE, WORDS, i_love_cats, three_words
-from .exercises import Feedback, check_blend, check_head_scores, check_scores
+from .exercises import Feedback, check_blend, check_head_scores, check_scores, check_split_heads
 from .fast import blockwise_attention
 from .head import attention_head, head_trace, project_qkv, query_key_product
+from .multihead import concat_heads, multi_head_attention, split_heads
 from .online_softmax import online_softmax_trace
 from .rnn import check_rnn_states, effect_on_last, fading, rnn_states
 from .softmax import softmax
@@ -52,6 +54,8 @@ __all__ = [
     "check_head_scores",
     "check_rnn_states",
     "check_scores",
+    "check_split_heads",
+    "concat_heads",
     "cost",
     "effect_on_last",
     "erf",
@@ -62,6 +66,8 @@ __all__ = [
     "i_love_cats",
     "layer_norm",
     "minilm",
+    "multi_head_attention",
+    "multihead",
     "online_softmax",
     "online_softmax_trace",
     "project_qkv",
@@ -73,6 +79,7 @@ __all__ = [
     "sliding_window_mask",
     "softmax",
     "sparse",
+    "split_heads",
     "strided_mask",
     "three_words",
 ]
