@@ -67,7 +67,7 @@ def plot_heads(weights, tokens: Sequence[str], titles: Sequence[str], *, columns
     labels = 0.12 * max(len(t) for t in tokens) + 0.5  # room for the row labels and the axis title
     width = min(MAX_WIDTH_IN, columns * max(1.2, ROW_IN * L) + labels)
     side = (width - labels) / columns - 0.1  # one heatmap
-    fig, axes = subplots(rows, columns, figsize=(width, rows * (side + 0.4) + labels + 1.2),
+    fig, axes = subplots(rows, columns, figsize=(width, rows * (side + 0.25) + labels + 0.9),
                          squeeze=False, sharex=True, sharey=True, layout="constrained")
     image = None
     for n, ax in enumerate(axes.flat):
