@@ -4,7 +4,8 @@ Two layers:
 
 * the reference layer, what the chapters read: :func:`softmax`,
   :func:`attention_scores`, :func:`scaled_dot_product_attention` (the
-  formula and nothing else), one head, the BERT encoder in
+  formula and nothing else), one head, several heads side by side
+  (:mod:`selfattention.multihead`), the BERT encoder in
   :mod:`selfattention.bert`, the teaching trace of the online softmax,
   cross-attention and the bottom-right causal mask
   (:mod:`selfattention.cross`, :mod:`selfattention.causal_alignment`),
@@ -30,6 +31,7 @@ from . import (
     fast,
     learning,
     minilm,
+    multihead,
     online_softmax,
     reversal,
     rnn,
@@ -48,6 +50,7 @@ from .exercises import (
     check_head_scores,
     check_scaled_row,
     check_scores,
+    check_split_heads,
     scaling_example,
 )
 from .fast import blockwise_attention
@@ -63,6 +66,7 @@ from .learning import (
     train_head,
     training_run,
 )
+from .multihead import concat_heads, multi_head_attention, split_heads
 from .online_softmax import online_softmax_trace
 from .rnn import check_rnn_states, effect_on_last, fading, rnn_states
 from .scaling import dot_product_std, saturation, softmax_jacobian, softmax_with_temperature
@@ -102,6 +106,8 @@ __all__ = [
     "check_rnn_states",
     "check_scaled_row",
     "check_scores",
+    "check_split_heads",
+    "concat_heads",
     "cost",
     "cross",
     "cross_attention",
@@ -119,6 +125,8 @@ __all__ = [
     "layer_norm",
     "learning",
     "minilm",
+    "multi_head_attention",
+    "multihead",
     "online_softmax",
     "online_softmax_trace",
     "project_qkv",
@@ -135,6 +143,7 @@ __all__ = [
     "softmax_jacobian",
     "softmax_with_temperature",
     "sparse",
+    "split_heads",
     "strided_mask",
     "three_words",
     "train_head",

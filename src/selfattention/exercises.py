@@ -518,3 +518,86 @@ def check_scaled_row(row, q=None, k=None) -> Feedback:
             return Feedback(False, message)
     i = int(np.argmax(np.abs(got - expected)))
     return Feedback(False, f"Wrong value at position {i}: {got[i]:.4g} where {expected[i]:.4g} was expected.")
+
+
+# --- what-comes-next: splitting queries into heads --------------------------------------------
+
+
+def check_split_heads(q_heads, q=None, h: int = 2) -> Feedback:
+    """Check the reader's line ``q_heads = ...``: the queries cut into ``h`` heads.
+
+    The right answer gives head ``i`` the columns ``i * d_head`` to
+    ``(i + 1) * d_head`` of every row, with ``d_head = d_model / h``, stacked
+    head first: shape ``(h, L, d_head)``. In NumPy,
+    ``q.reshape(L, h, d_head).transpose(1, 0, 2)``.
+
+    Parameters
+    ----------
+    q_heads : array_like
+        What the reader computed.
+    q : array_like, shape (L, d_model), optional
+        The queries; defaults to ``np.arange(12.0).reshape(3, 4)``: 3 words,
+        ``d_model = 4``, whose numbers say where they came from.
+    h : int, default 2
+        Number of heads; must divide ``d_model``.
+
+    Returns
+    -------
+    Feedback
+        ``ok`` is True if ``q_heads`` is exactly right; the message names the
+        likely mistake otherwise (heads last, a reshape without the
+        transpose, columns dealt out in turn, the rows cut instead of the
+        columns).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``q`` is not a 2-D array of finite real numbers, or ``h`` does not
+        divide its width (a wrong ``q_heads`` is not an error).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Q = np.arange(12.0).reshape(3, 4)
+    >>> print(check_split_heads(Q.reshape(3, 2, 2).transpose(1, 0, 2)))
+    ✓ Right: q_heads has shape (2, 3, 2) and head 1 holds columns 2 to 3 of every word.
+    >>> print(check_split_heads(Q.reshape(2, 3, 2)))  # doctest: +NORMALIZE_WHITESPACE
+    ✗ The shape (2, 3, 2) is right but the numbers are not: a plain reshape to (h, L, d_head) cuts
+    across the words. Reshape to (L, h, d_head) first, then move the heads to the front.
+    """
+    from .multihead import split_heads
+
+    q = np.arange(12.0).reshape(3, 4) if q is None else as_float_array(q, "q")
+    if q.ndim != 2:
+        raise ValueError(f"q must have shape (L, d_model), got {q.shape}")
+    expected = split_heads(q, h)  # (h, L, d_head); checks that h divides d_model
+    L, d_model = q.shape
+    d_head = d_model // h
+    try:
+        got = np.asarray(q_heads, dtype=float)
+    except (TypeError, ValueError):
+        return Feedback(False, f"q_heads should be a NumPy array of numbers, got {type(q_heads).__name__}.")
+    if got.shape == q.shape and np.array_equal(got, q):
+        return Feedback(False, f"That is Q itself, shape {q.shape}: cut each row into h = {h} slices of "
+                               f"d_head = {d_head} numbers.")
+    if got.shape == (L, h, d_head) and np.array_equal(got, q.reshape(L, h, d_head)):
+        return Feedback(False, f"Right numbers, but the heads are in the middle: shape {got.shape}. "
+                               f"Move them to the front, to {expected.shape}, with .transpose(1, 0, 2).")
+    if got.shape != expected.shape:
+        return Feedback(False, f"q_heads has shape {got.shape} but should be {expected.shape}: "
+                               "(h, L, d_head), one block per head.")
+    if np.array_equal(got, expected):
+        return Feedback(True, f"Right: q_heads has shape {got.shape} and head {h - 1} holds columns "
+                              f"{(h - 1) * d_head} to {h * d_head - 1} of every word.")
+    if np.array_equal(got, q.reshape(h, L, d_head)):
+        return Feedback(False, f"The shape {got.shape} is right but the numbers are not: a plain reshape "
+                               "to (h, L, d_head) cuts across the words. Reshape to (L, h, d_head) first, "
+                               "then move the heads to the front.")
+    if np.array_equal(got, q.reshape(L, d_head, h).transpose(2, 0, 1)):
+        return Feedback(False, "The columns were dealt out in turn (head 0 got columns 0, h, 2h, ...). "
+                               "Each head takes a block of d_head columns side by side.")
+    for i in range(h):
+        if not np.array_equal(got[i], expected[i]):
+            return Feedback(False, f"Head {i} is wrong: it should hold columns {i * d_head} to "
+                                   f"{(i + 1) * d_head - 1} of every word.")
+    return Feedback(False, "Not yet: compare your array with the expected one head by head.")
