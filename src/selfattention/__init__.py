@@ -22,10 +22,11 @@ from . import attention, bert, cost, fast, minilm, online_softmax, reversal, rnn
 from .attention import attention_scores, causal_mask, scaled_dot_product_attention
 from .bert import BertConfig, BertOutput, bert_forward, erf, gelu, layer_norm
 from .examples import SENTENCE, WORDS, i_love_cats, three_words
-from .exercises import Feedback, check_blend, check_head_scores, check_scores
+from .exercises import Feedback, check_blend, check_causal_mask, check_head_scores, check_scores
 from .fast import blockwise_attention
 from .head import attention_head, head_trace, project_qkv, query_key_product
 from .online_softmax import online_softmax_trace
+from .padding import padding_mask
 from .rnn import check_rnn_states, effect_on_last, fading, rnn_states
 from .softmax import softmax
 from .sparse import sliding_window_mask, strided_mask
@@ -49,6 +50,7 @@ __all__ = [
     "blockwise_attention",
     "causal_mask",
     "check_blend",
+    "check_causal_mask",
     "check_head_scores",
     "check_rnn_states",
     "check_scores",
@@ -64,6 +66,7 @@ __all__ = [
     "minilm",
     "online_softmax",
     "online_softmax_trace",
+    "padding_mask",
     "project_qkv",
     "query_key_product",
     "reversal",

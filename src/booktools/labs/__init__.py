@@ -16,12 +16,13 @@ lab (``data-lab``)      module
 ``three-moves``         :mod:`booktools.labs.three_moves`
 ``qkv``                 :mod:`booktools.labs.qkv`
 ``qkv-trace``           :mod:`booktools.labs.qkv_trace`
+``mask``                :mod:`booktools.labs.mask`
 ======================  ==============================================
 """
 
 from __future__ import annotations
 
-from . import explorer, grid, qkv, qkv_trace, referent_game, three_moves, weighted_average
+from . import explorer, grid, mask, qkv, qkv_trace, referent_game, three_moves, weighted_average
 
 #: Each lab's name (its ``data-lab`` and JavaScript module) and its fixture builder.
 FIXTURES = {
@@ -32,6 +33,7 @@ FIXTURES = {
     "three-moves": three_moves.three_moves_fixture,
     "qkv": qkv.qkv_fixture,
     "qkv-trace": qkv_trace.qkv_trace_fixture,
+    "mask": mask.mask_fixture,
 }
 
 
@@ -63,7 +65,7 @@ def fixture(name: str, config: dict) -> dict:
     Traceback (most recent call last):
     ...
     ValueError: no lab 'slider'; the labs are ['weighted-average', 'explorer', 'grid', 'referent-game',
-      'three-moves', 'qkv', 'qkv-trace']
+      'three-moves', 'qkv', 'qkv-trace', 'mask']
     """
     if name not in FIXTURES:
         raise ValueError(f"no lab {name!r}; the labs are {list(FIXTURES)}")
@@ -71,6 +73,6 @@ def fixture(name: str, config: dict) -> dict:
 
 
 __all__ = [
-    "FIXTURES", "explorer", "fixture", "grid", "qkv", "qkv_trace", "referent_game", "three_moves",
+    "FIXTURES", "explorer", "fixture", "grid", "mask", "qkv", "qkv_trace", "referent_game", "three_moves",
     "weighted_average",
 ]
