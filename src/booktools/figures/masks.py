@@ -153,7 +153,7 @@ def plot_mask_and_weights(mask, weights, tokens: Sequence[str]) -> Figure:
     for i in range(n):
         for j in range(n):
             right.text(j, i, f"{w[i, j]:.2f}" if m[i, j] else "0", ha="center", va="center", fontsize=12,
-                       color="white" if m[i, j] and w[i, j] > 0.6 else "black")
+                       color="white" if m[i, j] and w[i, j] > 0.8 else "black")
     for ax, title in ((left, "the causal mask"), (right, "the weights after it")):
         ax.set_xticks(range(n), labels=list(tokens))
         ax.set_yticks(range(n), labels=list(tokens))
