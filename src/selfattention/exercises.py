@@ -320,9 +320,11 @@ def check_causal_mask(mask, n: int = 4) -> Feedback:
     ✗ The pattern is right but the mask holds float64 numbers: make it boolean (dtype=bool).
     A float mask would be added to the scores instead of blocking them.
     """
+    from ._validate import check_positive_int
     from .attention import causal_mask
 
-    expected = causal_mask(n)  # (n, n), validates n
+    n = check_positive_int(n, "n")
+    expected = causal_mask(n)  # (n, n)
     m = np.asarray(mask)
     if m.dtype == object or not (m.dtype == np.bool_ or np.issubdtype(m.dtype, np.number)):
         return Feedback(False, f"mask should be a NumPy array of booleans, got {type(mask).__name__}.")

@@ -23,6 +23,7 @@ LABS = [
     ("words-are-islands.html", "#moves-lab"),
     ("weighted-average.html", "#wa-lab"),
     ("queries-keys-values.html", "#qkv-lab"),
+    ("causal-masking.html", "#mask-lab"),
     ("attention-in-a-real-model.html", "#explorer-lab"),
     ("the-cost-of-full-context.html", "#grid-lab"),
 ]
