@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
-from ..style import OKABE_ITO
+from ..style import MAX_WIDTH_IN, OKABE_ITO
 from .base import finish, subplots
 
 #: Blocked cells pale grey, allowed cells blue: readable in grey scale too.
@@ -140,7 +140,7 @@ def plot_mask_and_weights(mask, weights, tokens: Sequence[str]) -> Figure:
         raise ValueError(f"mask and weights must have shape ({n}, {n}), got {m.shape} and {w.shape}")
     if (w[~m] != 0).any():
         raise ValueError("a blocked cell has a non-zero weight: the weights do not follow the mask")
-    side = min(2.3, 0.55 * n + 0.6)
+    side = min((MAX_WIDTH_IN - 0.9) / 2, 0.5 * n + 0.5)  # one panel, in inches: the pair fits a phone
     fig, (left, right) = subplots(1, 2, figsize=(2 * side + 0.9, side + 0.9))
     left.imshow(m, cmap=MASK_CMAP, vmin=0, vmax=1, interpolation="nearest")
     for i in range(n):
