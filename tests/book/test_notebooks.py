@@ -94,6 +94,15 @@ def test_a_code_exercise_keeps_its_checker_call(built_book):
     assert not any("X @ X.T / np.sqrt(d_k)" in s for s in cells)  # the solution's line
 
 
+
+def test_the_causal_masking_exercise_keeps_its_checker_and_hides_its_solution(built_book):
+    student = code(load(built_book, "causal-masking"))
+    starter = [s for s in student if "your line here" in s]
+    assert len(starter) == 1 and "sa.check_causal_mask(my_mask, n)" in starter[0]
+    assert not any("mask4 = np.tril" in s for s in student)
+    assert any("mask4 = np.tril" in s for s in code(load(built_book, "causal-masking-solutions")))
+
+
 def test_a_self_check_keeps_its_hints_and_answer_folded(built_book):
     text = markdown(load(built_book, "weighted-average"))
     assert "**Self-check (a number).** Before you run the code: what is the raw score cat · dog" in text
