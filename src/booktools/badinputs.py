@@ -138,6 +138,17 @@ CASES: tuple[BadInput, ...] = (
     BadInput("causal_mask", "`L` is the string \"3\"", "L", ("3",)),
     BadInput("causal_mask", "`L` is True", "L", (True,)),
     BadInput("causal_mask", "`S` = -1", "S", (3, -1)),
+    # padding_mask (chapter "Causal masking") ----------------------------------
+    BadInput("padding_mask", "`lengths` of floats", "lengths", ([2.0, 3.0],)),
+    BadInput("padding_mask", "`lengths` = [2, -1]", "lengths", ([2, -1],)),
+    BadInput("padding_mask", "`lengths` is empty", "lengths", ([],)),
+    BadInput("padding_mask", "`lengths` of shape (1, 2)", "lengths", ([[2, 3]],)),
+    BadInput("padding_mask", "a length larger than `S`", "S", ([2, 5], 4)),
+    BadInput("padding_mask", "`S` = 0", "S", ([2], 0)),
+    BadInput("padding_mask", "`side` = \"middle\"", "side", ([2],), {"side": "middle"}),
+    # check_causal_mask --------------------------------------------------------
+    BadInput("check_causal_mask", "`n` = 0", "n", (np.ones((1, 1), bool), 0)),
+    BadInput("check_causal_mask", "`n` = 2.5", "n", (np.ones((1, 1), bool), 2.5)),
     # softmax ------------------------------------------------------------------
     BadInput("softmax", "`x` of strings", "x", (["a", "b"],)),
     BadInput("softmax", "`x` of complex numbers", "x", ([1j, 0.0],)),

@@ -46,6 +46,7 @@ from .examples import SENTENCE, WORDS, i_love_cats, three_words
 from .exercises import (
     Feedback,
     check_blend,
+    check_causal_mask,
     check_cross_weights,
     check_head_scores,
     check_scaled_row,
@@ -68,6 +69,7 @@ from .learning import (
 )
 from .multihead import concat_heads, multi_head_attention, split_heads
 from .online_softmax import online_softmax_trace
+from .padding import padding_mask
 from .rnn import check_rnn_states, effect_on_last, fading, rnn_states
 from .scaling import dot_product_std, saturation, softmax_jacobian, softmax_with_temperature
 from .softmax import softmax
@@ -100,6 +102,7 @@ __all__ = [
     "causal_mask",
     "causal_mask_bottom_right",
     "check_blend",
+    "check_causal_mask",
     "check_cross_weights",
     "check_gradient_step",
     "check_head_scores",
@@ -129,6 +132,7 @@ __all__ = [
     "multihead",
     "online_softmax",
     "online_softmax_trace",
+    "padding_mask",
     "project_qkv",
     "query_key_product",
     "reversal",

@@ -601,3 +601,76 @@ def check_split_heads(q_heads, q=None, h: int = 2) -> Feedback:
             return Feedback(False, f"Head {i} is wrong: it should hold columns {i * d_head} to "
                                    f"{(i + 1) * d_head - 1} of every word.")
     return Feedback(False, "Not yet: compare your array with the expected one head by head.")
+
+
+def check_causal_mask(mask, n: int = 4) -> Feedback:
+    """Check the reader's causal mask for ``n`` tokens (chapter "Causal masking").
+
+    The right answer is a boolean ``(n, n)`` array, ``True`` on and below
+    the diagonal: token ``i`` may read tokens ``0 .. i``, itself included,
+    as :func:`~selfattention.attention.causal_mask` gives.
+
+    Parameters
+    ----------
+    mask : array_like
+        What the reader built.
+    n : int, default 4
+        The number of tokens.
+
+    Returns
+    -------
+    Feedback
+        ``ok`` is True if ``mask`` is right; otherwise the message names the
+        likely slip: the shape, 0/1 numbers instead of booleans, the upper
+        triangle (the future), a missing diagonal, or ``True`` meaning
+        "blocked".
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``n`` is not a positive integer (a wrong ``mask`` is not an
+        error: the feedback says what is wrong).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> print(check_causal_mask(np.tril(np.ones((4, 4), dtype=bool))))
+    ✓ Right: token i reads tokens 0 to i, itself included.
+    >>> print(check_causal_mask(np.tril(np.ones((4, 4), dtype=bool), k=-1)))
+    ✗ The diagonal is blocked: a token may read itself (use k=0, not k=-1).
+    >>> print(check_causal_mask(np.tril(np.ones((4, 4)))))  # doctest: +NORMALIZE_WHITESPACE
+    ✗ The pattern is right but the mask holds float64 numbers: make it boolean (dtype=bool).
+    A float mask would be added to the scores instead of blocking them.
+    """
+    from ._validate import check_positive_int
+    from .attention import causal_mask
+
+    n = check_positive_int(n, "n")
+    expected = causal_mask(n)  # (n, n)
+    m = np.asarray(mask)
+    if m.dtype == object or not (m.dtype == np.bool_ or np.issubdtype(m.dtype, np.number)):
+        return Feedback(False, f"mask should be a NumPy array of booleans, got {type(mask).__name__}.")
+    if m.shape != expected.shape:
+        return Feedback(False, f"mask has shape {m.shape} but should be {expected.shape}: "
+                               f"one row per query, one column per key.")
+    if m.dtype != np.bool_:
+        if np.array_equal(m, expected):
+            why = ("A float mask would be added to the scores instead of blocking them." if m.dtype.kind == "f"
+                   else "The package refuses an integer mask, which would be added instead of blocking.")
+            return Feedback(False, f"The pattern is right but the mask holds {m.dtype} numbers: make it "
+                                   f"boolean (dtype=bool). {why}")
+        return Feedback(False, f"mask holds {m.dtype} numbers: build it with dtype=bool (True = may read).")
+    if np.array_equal(m, expected):
+        return Feedback(True, "Right: token i reads tokens 0 to i, itself included.")
+    slips = [
+        (np.tri(n, k=-1, dtype=bool), "The diagonal is blocked: a token may read itself (use k=0, not k=-1)."),
+        (expected.T, "That is the upper triangle: token 0 would read every later token, the future. "
+                     "Keep the lower triangle (np.tril)."),
+        (~expected, "True and False are swapped: in the package True means \"may read\", not \"blocked\"."),
+    ]
+    for value, message in slips:
+        if np.array_equal(m, value):
+            return Feedback(False, message)
+    i, j = np.argwhere(m != expected)[0]
+    verb = "may not" if m[i, j] else "may"
+    return Feedback(False, f"Row {i}, column {j} is wrong: token {i} {verb} read token {j}.")

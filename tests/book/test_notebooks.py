@@ -156,3 +156,13 @@ def test_the_scaling_exercise_keeps_its_checker_call(built_book):
     assert len(starter) == 1 and "sa.check_scaled_row(row)" in starter[0]
     solutions = code(load(built_book, "why-divide-by-sqrt-dk-solutions"))
     assert any("K @ q / np.sqrt(d_k)" in s for s in solutions)
+
+
+def test_the_causal_masking_exercise_keeps_its_checker_and_hides_its_solution(built_book):
+    student = code(load(built_book, "causal-masking"))
+    starter = [s for s in student if "your line here" in s]
+    assert len(starter) == 1 and "sa.check_causal_mask(my_mask, n)" in starter[0]
+    assert not any("mask4 = np.tril" in s for s in student)
+    assert any("mask4 = np.tril" in s for s in code(load(built_book, "causal-masking-solutions")))
+
+

@@ -25,6 +25,7 @@ LABS = [
     ("queries-keys-values.html", "#qkv-lab"),
     ("learning-where-to-look.html", "#learning-lab"),
     ("why-divide-by-sqrt-dk.html", "#temperature-lab"),
+    ("causal-masking.html", "#mask-lab"),
     ("attention-in-a-real-model.html", "#explorer-lab"),
     ("the-cost-of-full-context.html", "#grid-lab"),
 ]

@@ -168,3 +168,26 @@ def test_softmax_with_temperature_equals_the_package(run, t):
     got = run("(m, f, a) => a.rows.map((r) => m.softmaxTemperature(r, a.t))", {"rows": rows, "t": t})
     for row, js in zip(rows, got):
         np.testing.assert_allclose(js, sa.softmax_with_temperature(np.array(row), t), rtol=1e-12, atol=1e-300)
+
+
+# --- causal-masking: the causal mask and the masked softmax -----------------
+
+@pytest.mark.parametrize("L, S", [(1, 1), (3, 3), (2, 4), (5, 3)])
+def test_causal_mask_equals_the_package(run, L, S):
+    got = run("(m, f, a) => m.causalMask(a.L, a.S)", {"L": L, "S": S})
+    np.testing.assert_array_equal(np.array(got, dtype=bool), sa.causal_mask(L, S))
+
+
+def test_masked_weights_equal_the_package_even_for_fully_blocked_rows(run):
+    q, k = RNG.normal(0, 2, (2, 5, 3))
+    scores = sa.attention_scores(q, k)
+    allowed = RNG.random((5, 5)) < 0.6
+    allowed[2] = False                    # a row with nothing to read
+    allowed[4] = True
+    got = run("(m, f, a) => m.maskedWeights(a.s, a.allowed)", {"s": scores.tolist(), "allowed": allowed.tolist()})
+    expected = sa.scaled_dot_product_attention(q, k, k, mask=allowed, return_weights=True)[1]
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-300)
+    assert (np.array(got)[2] == 0).all() and (np.array(got)[~allowed] == 0).all()
+    big = [1000.0, -1000.0, 999.0]
+    row = run("(m, f, a) => m.maskedSoftmax(a, [true, true, false])", big)
+    np.testing.assert_allclose(row, sa.softmax(np.where([True, True, False], big, -np.inf)), rtol=1e-13, atol=1e-300)

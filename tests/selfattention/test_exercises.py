@@ -44,6 +44,8 @@ def test_a_tiny_float_rounding_difference_is_accepted():
         ("scores", "scores should be a NumPy array of numbers, got str."),
     ],
 )
+
+
 def test_common_mistakes_get_their_diagnosis(answer, message):
     verdict = check_scores(answer)
     assert not verdict.ok and message in verdict.message
@@ -59,6 +61,8 @@ def test_other_words_can_be_checked():
     (np.ones(3), ValueError, r"x must have shape \(n, d_k\), got \(3,\)"),
     ([["a"]], TypeError, "x must be numeric"),
 ])
+
+
 def test_bad_words_raise(x, error, message):
     with pytest.raises(error, match=message):
         check_scores(np.ones((3, 3)), x)
@@ -96,6 +100,8 @@ def test_check_blend_accepts_car_and_every_word():
         ("car", "output should be a NumPy array of numbers, got str."),
     ],
 )
+
+
 def test_check_blend_names_the_likely_mistake(answer, message):
     verdict = check_blend(answer)
     assert not verdict.ok and message in verdict.message
@@ -139,6 +145,8 @@ _K = _X @ np.array([[0.0, 0.0], [1.0, 0.0]])
     (np.zeros((3, 3)), False, "Wrong value at row"),
     ("cat", False, "NumPy array"),
 ])
+
+
 def test_check_head_scores_names_the_slip(scores, ok, words):
     verdict = _sa.check_head_scores(scores)
     assert verdict.ok is ok and words in verdict.message
@@ -182,6 +190,8 @@ def _softmax(s):
     (RAW6.round(2) / 8, "Wrong value at position"),
     ("row", "row should be a NumPy array of numbers, got str"),
 ])
+
+
 def test_scaled_row_mistakes_get_their_diagnosis(answer, message):
     verdict = _sa.check_scaled_row(answer)
     assert not verdict.ok and message in verdict.message
@@ -198,6 +208,8 @@ def test_scaled_row_works_for_other_vectors():
     ({"q": np.ones(3), "k": np.ones((2, 4))}, ValueError, "k must have shape"),
     ({"q": ["a"], "k": np.ones((1, 1))}, TypeError, "q must be numeric"),
 ])
+
+
 def test_scaled_row_bad_vectors_raise(kwargs, error, message):
     with pytest.raises(error, match=message):
         _sa.check_scaled_row(np.zeros(2), **kwargs)
@@ -209,3 +221,39 @@ def test_scaling_example_is_seeded():
     assert np.array_equal(q1, q2) and np.array_equal(k1, k2) and k1.shape == (4, 64)
     with pytest.raises(ValueError, match="seed must be an int >= 0"):
         _sa.scaling_example(seed=-1)
+
+
+# check_causal_mask (chapter "Causal masking")
+
+@pytest.mark.parametrize("n", [1, 3, 6])
+def test_check_causal_mask_accepts_the_package_mask(n):
+    verdict = _sa.check_causal_mask(_sa.causal_mask(n), n)
+    assert verdict.ok and "itself included" in verdict.message
+
+
+@pytest.mark.parametrize("build, text", [
+    (lambda n: np.tri(n, k=-1, dtype=bool), "diagonal is blocked"),
+    (lambda n: np.tri(n, dtype=bool).T, "upper triangle"),
+    (lambda n: ~np.tri(n, dtype=bool), "swapped"),
+    (lambda n: np.tri(n), "float64 numbers"),
+    (lambda n: np.tri(n, dtype=int), "refuses an integer mask"),
+    (lambda n: np.ones((n, n + 1), dtype=bool), "shape (4, 5)"),
+    (lambda n: "mask", "array of booleans"),
+])
+
+
+def test_check_causal_mask_names_the_slip(build, text):
+    verdict = _sa.check_causal_mask(build(4), 4)
+    assert not verdict.ok and text in verdict.message
+
+
+def test_check_causal_mask_points_at_a_wrong_cell():
+    m = _sa.causal_mask(4).copy()
+    m[3, 1] = False
+    verdict = _sa.check_causal_mask(m)
+    assert not verdict and "Row 3, column 1" in verdict.message and "token 3 may read token 1" in verdict.message
+
+
+def test_check_causal_mask_refuses_a_bad_n():
+    with pytest.raises(ValueError, match="positive integer"):
+        _sa.check_causal_mask(np.ones((1, 1), dtype=bool), 0)

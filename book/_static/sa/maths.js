@@ -127,3 +127,29 @@ export function descend(c, steps, learningRate) {
 export function softmaxTemperature(row, T) {
   return softmax(row.map((v) => v / T));
 }
+
+// --- causal-masking: the causal mask and the masked softmax ------------------
+
+// Boolean causal mask (selfattention.causal_mask): query i may read keys
+// 0..i, aligned to the top-left corner when L != S.
+export function causalMask(L, S = L) {
+  return Array.from({ length: L }, (_, i) => Array.from({ length: S }, (_, j) => j <= i));
+}
+
+// softmax of one row with blocked entries set to -inf (selfattention.softmax
+// of np.where(allowed, row, -inf)): a blocked entry gets weight exactly 0,
+// and a row with every entry blocked gets all zeros, never NaN.
+export function maskedSoftmax(row, allowed) {
+  const open = row.filter((_, j) => allowed[j]);
+  if (open.length === 0) return row.map(() => 0);
+  const peak = Math.max(...open);
+  const e = row.map((v, j) => (allowed[j] ? Math.exp(v - peak) : 0));
+  const total = e.reduce((t, v) => t + v, 0);
+  return e.map((v) => v / total);
+}
+
+// The weights of a table of scores under a boolean mask, row by row
+// (selfattention.scaled_dot_product_attention(..., mask=allowed) weights).
+export function maskedWeights(scoreTable, allowed) {
+  return scoreTable.map((row, i) => maskedSoftmax(row, allowed[i]));
+}

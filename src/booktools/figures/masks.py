@@ -1,8 +1,8 @@
-"""Attention masks as grids of allowed and blocked scores (chapter "The cost of full context")."""
+"""Attention masks as grids of allowed and blocked scores (chapters "Causal masking" and "The cost of full context")."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from matplotlib.colors import ListedColormap
@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
-from ..style import OKABE_ITO
+from ..style import MAX_WIDTH_IN, OKABE_ITO
 from .base import finish, subplots
 
 #: Blocked cells pale grey, allowed cells blue: readable in grey scale too.
@@ -98,3 +98,73 @@ def _key(row: bool, blocked: bool) -> list:
         handles.append(Line2D([], [], ls="none", marker="x", color=OKABE_ITO[5], ms=8, mew=2.2,
                               label="a key it can\nno longer read"))
     return handles
+
+
+def plot_mask_and_weights(mask, weights, tokens: Sequence[str]) -> Figure:
+    """A causal mask beside the weights it leaves, for a short sentence (chapter "Causal masking").
+
+    Left: the mask, blue where a token may read, pale grey where it may
+    not. Right: the attention weights after masking, each written in its
+    cell; a blocked cell shows its weight, exactly 0, on the same pale grey.
+
+    Parameters
+    ----------
+    mask : array_like of bool, shape (n, n)
+        ``True`` where the row's token may read the column's token.
+    weights : array_like, shape (n, n)
+        The weights after masking (rows sum to 1, or are all 0).
+    tokens : sequence of str
+        The ``n`` tokens: the rows' and the columns' labels.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        If ``mask`` or ``weights`` is not ``(n, n)`` with ``n = len(tokens)``,
+        or a blocked cell has a weight that is not 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fig = plot_mask_and_weights(np.tri(2, dtype=bool), [[1.0, 0.0], [0.4, 0.6]], ["a", "b"])
+    >>> [ax.get_title() for ax in fig.axes]
+    ['the causal mask', 'the weights after it']
+    """
+    m = np.asarray(mask, dtype=bool)
+    w = np.asarray(weights, dtype=float)
+    n = len(tokens)
+    if m.shape != (n, n) or w.shape != (n, n):
+        raise ValueError(f"mask and weights must have shape ({n}, {n}), got {m.shape} and {w.shape}")
+    if (w[~m] != 0).any():
+        raise ValueError("a blocked cell has a non-zero weight: the weights do not follow the mask")
+    side = min((MAX_WIDTH_IN - 0.9) / 2, 0.5 * n + 0.5)  # one panel, in inches: the pair fits a phone
+    fig, (left, right) = subplots(1, 2, figsize=(2 * side + 0.9, side + 0.9))
+    left.imshow(m, cmap=MASK_CMAP, vmin=0, vmax=1, interpolation="nearest")
+    for i in range(n):
+        for j in range(n):
+            left.text(j, i, "reads" if m[i, j] else "no", ha="center", va="center", fontsize=12,
+                      color="white" if m[i, j] else "black")
+    shade = np.where(m, w, np.nan)  # blocked cells: the figure's pale grey, not a colour of the scale
+    right.imshow(np.zeros_like(w), cmap=MASK_CMAP, vmin=0, vmax=1, interpolation="nearest")
+    right.imshow(shade, cmap="Blues", vmin=0, vmax=1.4, interpolation="nearest")
+    for i in range(n):
+        for j in range(n):
+            right.text(j, i, f"{w[i, j]:.2f}" if m[i, j] else "0", ha="center", va="center", fontsize=12,
+                       color="white" if m[i, j] and w[i, j] > 0.8 else "black")
+    for ax, title in ((left, "the causal mask"), (right, "the weights after it")):
+        ax.set_xticks(range(n), labels=list(tokens))
+        ax.set_yticks(range(n), labels=list(tokens))
+        ax.set_xticks(np.arange(-0.5, n, 1), minor=True)
+        ax.set_yticks(np.arange(-0.5, n, 1), minor=True)
+        ax.grid(True, which="minor", color="white", lw=1.5)
+        ax.tick_params(which="both", length=0)
+        ax.xaxis.set_ticks_position("top")
+        ax.xaxis.set_label_position("top")
+        ax.set_xlabel("token it reads")
+        ax.set_title(title)
+        ax.spines[:].set_visible(False)
+    left.set_ylabel("token that reads")
+    return finish(fig)

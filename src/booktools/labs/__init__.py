@@ -18,6 +18,7 @@ lab (``data-lab``)      module
 ``qkv-trace``           :mod:`booktools.labs.qkv_trace`
 ``learning``            :mod:`booktools.labs.learning`
 ``temperature``         :mod:`booktools.labs.temperature`
+``mask``                :mod:`booktools.labs.mask`
 ======================  ==============================================
 """
 
@@ -27,6 +28,7 @@ from . import (
     explorer,
     grid,
     learning,
+    mask,
     qkv,
     qkv_trace,
     referent_game,
@@ -46,6 +48,7 @@ FIXTURES = {
     "qkv-trace": qkv_trace.qkv_trace_fixture,
     "learning": learning.learning_fixture,
     "temperature": temperature.temperature_fixture,
+    "mask": mask.mask_fixture,
 }
 
 
@@ -77,7 +80,8 @@ def fixture(name: str, config: dict) -> dict:
     Traceback (most recent call last):
     ...
     ValueError: no lab 'slider'; the labs are ['weighted-average', 'explorer', 'grid', 'referent-game',
-      'three-moves', 'qkv', 'qkv-trace', 'learning', 'temperature']
+      'three-moves', 'qkv', 'qkv-trace', 'learning', 'temperature',
+      'mask']
     """
     if name not in FIXTURES:
         raise ValueError(f"no lab {name!r}; the labs are {list(FIXTURES)}")
@@ -85,7 +89,7 @@ def fixture(name: str, config: dict) -> dict:
 
 
 __all__ = [
-    "FIXTURES", "explorer", "fixture", "grid", "learning", "qkv", "qkv_trace", "referent_game", "temperature",
+    "FIXTURES", "explorer", "fixture", "grid", "learning", "mask", "qkv", "qkv_trace", "referent_game", "temperature",
     "three_moves",
     "weighted_average",
 ]
