@@ -22,7 +22,7 @@ from . import attention, bert, cost, fast, minilm, online_softmax, reversal, rnn
 from .attention import attention_scores, causal_mask, scaled_dot_product_attention
 from .bert import BertConfig, BertOutput, bert_forward, erf, gelu, layer_norm
 from .examples import SENTENCE, WORDS, i_love_cats, three_words
-from .exercises import Feedback, check_blend, check_head_scores, check_scores
+from .exercises import Feedback, check_blend, check_head, check_head_scores, check_scores
 from .fast import blockwise_attention
 from .head import attention_head, head_trace, project_qkv, query_key_product
 from .online_softmax import online_softmax_trace
@@ -49,6 +49,7 @@ __all__ = [
     "blockwise_attention",
     "causal_mask",
     "check_blend",
+    "check_head",
     "check_head_scores",
     "check_rnn_states",
     "check_scores",
