@@ -284,19 +284,19 @@ def check_head_scores(scores, x=None, w_q=None, w_k=None) -> Feedback:
 def _head_cases():
     """Two heads the checker runs: one where every size differs, one where L = d_k.
 
-    Returns a list of ``(name, x, w_q, w_k, w_v)``. In the first, L = 4,
+    Returns a list of ``(x, w_q, w_k, w_v)``. In the first, L = 4,
     d_model = 5, d_k = 3 and d_v = 2, so a slip with the shapes raises an
     error or gives a wrong shape. In the second, L = d_k = 3 (d_model = 4,
     d_v = 2), so ``Q @ K`` and ``Q * K.T`` run and give wrong numbers.
     """
     rng = np.random.default_rng(7)
     cases = []
-    for name, (L, d_model, d_k, d_v) in (("general", (4, 5, 3, 2)), ("square", (3, 4, 3, 2))):
+    for L, d_model, d_k, d_v in ((4, 5, 3, 2), (3, 4, 3, 2)):   # every size differs; L = d_k
         x = rng.normal(size=(L, d_model)).round(1)           # (L, d_model)
         w_q = rng.normal(size=(d_model, d_k)).round(1)       # (d_model, d_k)
         w_k = rng.normal(size=(d_model, d_k)).round(1)       # (d_model, d_k)
         w_v = rng.normal(size=(d_model, d_v)).round(1)       # (d_model, d_v)
-        cases.append((name, x, w_q, w_k, w_v))
+        cases.append((x, w_q, w_k, w_v))
     return cases
 
 
@@ -412,7 +412,7 @@ def check_head(head) -> Feedback:
         return Feedback(False, "check_head takes your function itself, not its result: write "
                                "check_head(head), without brackets after head.")
     errors = []
-    for name, x, w_q, w_k, w_v in _head_cases():
+    for x, w_q, w_k, w_v in _head_cases():
         L, d_model = x.shape
         d_k, d_v = w_q.shape[1], w_v.shape[1]
         sizes = f"L = {L}, d_model = {d_model}, d_k = {d_k}, d_v = {d_v}"
