@@ -105,6 +105,13 @@ def test_learning_where_to_look_keeps_its_checker_call_and_hides_its_solution(bu
     assert any("c_next = c - 1.0 * gradient" in s for s in solved)
 
 
+def test_the_head_exercise_keeps_its_starter_and_checker_call(built_book):
+    cells = code(load(built_book, "one-head-in-code"))
+    starter = [s for s in cells if "your lines here" in s]
+    assert len(starter) == 1 and "sa.check_head(head)" in starter[0] and "def head(X, W_Q, W_K, W_V):" in starter[0]
+    assert not any("weights = sa.softmax(scores, axis=-1)         # (L, L)" in s for s in cells)  # the solution
+
+
 def test_a_self_check_keeps_its_hints_and_answer_folded(built_book):
     text = markdown(load(built_book, "weighted-average"))
     assert "**Self-check (a number).** Before you run the code: what is the raw score cat · dog" in text
@@ -137,7 +144,7 @@ def test_notebook_runs_top_to_bottom_with_only_the_package(built_book, tmp_path,
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     print(f"{name}: {seconds:.1f} s")
-    if name == "weighted-average-solutions":
+    if name in ("weighted-average-solutions", "one-head-in-code-solutions"):
         assert any("✓ Right" in str(o.get("data", {}).get("text/markdown", "")) for o in outputs)
 
 

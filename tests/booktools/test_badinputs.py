@@ -36,6 +36,7 @@ NO_BAD_INPUT = {
     "apple_sweet": "takes no argument",
     "Feedback": "a record that stores any verdict and message",
     "BertOutput": "a record (NamedTuple) of the arrays bert_forward computed",
+    "check_head": "any argument, a function or not, gets feedback, never an error",
 }
 
 
