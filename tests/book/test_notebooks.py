@@ -60,8 +60,8 @@ def test_roles_become_their_text_and_numbers(built_book, name):
 def test_numbers_figures_and_citations_are_filled_in(built_book):
     nb = load(built_book, "weighted-average")
     text = markdown(nb)
-    assert re.search(r"\(Table \d+\)", text) and re.search(r"\(Figure \d+\)", text)
-    assert re.search(r"Table \d+ says that cat keeps 0\.768 of\nitself", text)
+    assert re.search(r"\(Table \d+\.\d+\)", text) and re.search(r"\(Figure \d+\.\d+\)", text)  # chapter.number
+    assert re.search(r"Table \d+\.\d+ says that cat keeps 0\.768 of\nitself", text)
     assert "Vaswani et al. (2017)" in text and "Attention Is All You Need" in text
     figures = [c for c in nb.cells if c.get("attachments")]
     assert len(figures) == 2 and all("*Figure" in c.source for c in figures)
