@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 
 import selfattention  # noqa: E402
-from booktools.citation import book_bibtex, book_meta, read_cff  # noqa: E402
+from booktools.citation import book_bibtex, book_meta, chapters, read_cff  # noqa: E402
 from booktools.publish import build_date, package_versions_table  # noqa: E402
 
 project = "Self-Attention, Computed"
@@ -52,8 +53,15 @@ html_baseurl = CITATION.url
 sa_citation = CITATION  # the "Cite this chapter" boxes (booktools.publish)
 sa_build_date = build_date(ROOT)  # deterministic: SOURCE_DATE_EPOCH or the last commit's date
 _BIBTEX = "```bibtex\n" + book_bibtex(CITATION) + "\n```"
+# The chapters' notebooks, listed on the front page and in the PDF (from CHAPTERS in book/index.md).
+_notebook_list = "\n".join(
+    f"- {number}. {{doc}}`{page}`: {{notebook}}`{page}`"
+    + (f" and {{notebook}}`{page}-solutions`" if re.search(r"^:{3,}\{solution", (ROOT / "book" / f"{page}.md")
+                                                             .read_text(encoding="utf-8"), re.M) else "")
+    for page, (number, _title) in chapters((ROOT / "book" / "index.md").read_text(encoding="utf-8")).items())
 myst_substitutions = {"version": release, "release_date": release_date, "cite_bibtex": _BIBTEX,
-                      "build_date": sa_build_date, "package_versions": package_versions_table()}
+                      "build_date": sa_build_date, "package_versions": package_versions_table(),
+                      "notebook_list": _notebook_list}
 numfig = True
 numfig_format = {"figure": "Figure %s", "table": "Table %s", "code-block": "Listing %s"}
 
@@ -177,6 +185,31 @@ html_context = {"default_mode": "auto"}
 
 # --- The interactive layer and the booktools Sphinx extension ----------------
 extensions += ["booktools.sphinxext", "booktools.mathml", "booktools.pagemeta", "booktools.labdata",
-               "booktools.sitecss", "booktools.publish"]
+               "booktools.sitecss", "booktools.publish", "booktools.pdf"]
 html_css_files = ["sa/icons.css", "sa/sa.css"]
 html_js_files = [("sa/sa.js", {"type": "module"})]
+
+# --- PDF (`make pdf`): Sphinx's LaTeX builder, xelatex and latexmk ------------------------
+# Figures go in as PNG (myst-nb's LaTeX priority picks image/png); a lab becomes a figure of
+# its opening state, photographed from the built HTML page (booktools.pdf), with the link to its page.
+latex_engine = "xelatex"
+latex_use_xindy = False  # makeindex ships with texlive-binaries; xindy would be one more package
+# The PDF's root is book/_pdf.md: a preface and the chapters in order. (The HTML front page's
+# toctree sits inside one of its sections, which would make every chapter a section of it.)
+# Both builders read it, so `make pdf` reuses the HTML build's doctrees and only writes.
+latex_documents = [("_pdf", "self-attention-computed.tex", project, author, "manual")]
+latex_show_urls = "no"
+latex_elements = {
+    "papersize": "a4paper",
+    "pointsize": "10pt",
+    "figure_align": "htbp",
+    "date": sa_build_date,  # the commit's date, as in the HTML footer
+    # Characters that FreeSerif and FreeMono lack get a drawn stand-in.
+    "preamble": r"""\setcounter{tocdepth}{1}
+\usepackage{newunicodechar}
+\newunicodechar{ᵀ}{\ensuremath{^{\mathsf{T}}}}
+\newunicodechar{✗}{\ensuremath{\times}}
+\newunicodechar{✓}{\ensuremath{\checkmark}}
+""",
+}
+sa_lab_shots = str(ROOT / "_build" / "lab-shots")

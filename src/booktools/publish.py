@@ -193,7 +193,9 @@ def _page_context(app, pagename, templatename, context, doctree):
     base = app.config.html_baseurl
     if base and not base.endswith("/"):
         base += "/"
-    desc = re.search(r'<meta name="description" content="([^"]*)"', context.get("metatags", ""))
+    metatags = context.get("metatags", "")
+    desc = (re.search(r'<meta name="description" content="([^"]*)"', metatags)
+            or re.search(r'<meta content="([^"]*)" name="description"', metatags))
     title = re.sub(r"<[^>]+>", "", context.get("title", "")) or app.config.project
     context["metatags"] = context.get("metatags", "") + "\n" + opengraph_tags(
         title=html.unescape(title), site_name=app.config.project,
