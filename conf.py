@@ -52,6 +52,7 @@ release_date = CITATION.date_released
 html_baseurl = CITATION.url
 sa_citation = CITATION  # the "Cite this chapter" boxes (booktools.publish)
 sa_build_date = build_date(ROOT)  # deterministic: SOURCE_DATE_EPOCH or the last commit's date
+today = sa_build_date  # the PDF title page's date
 _BIBTEX = "```bibtex\n" + book_bibtex(CITATION) + "\n```"
 # The chapters' notebooks, listed on the front page and in the PDF (from CHAPTERS in book/index.md).
 _notebook_list = "\n".join(
@@ -203,7 +204,6 @@ latex_elements = {
     "papersize": "a4paper",
     "pointsize": "10pt",
     "figure_align": "htbp",
-    "date": sa_build_date,  # the commit's date, as in the HTML footer
     # Characters that FreeSerif and FreeMono lack get a drawn stand-in.
     "preamble": r"""\setcounter{tocdepth}{1}
 \usepackage{newunicodechar}

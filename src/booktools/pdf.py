@@ -175,7 +175,7 @@ def setup(app):
     >>> setup(app)["parallel_read_safe"], app.value, app.events
     (True, 'sa_lab_shots', ['LabFigures'])
     """
-    app.add_config_value("sa_lab_shots", "", "env")
+    app.add_config_value("sa_lab_shots", "", "")  # only the LaTeX writer reads it
     app.add_post_transform(_transform_class())
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
 
