@@ -165,6 +165,7 @@ html_theme_options = {
 html_math_renderer = "mathml"
 
 nitpicky = True
+html_domain_indices = False  # no module index: the API page and the general index list the modules
 
 # --- API reference (book/api.md): autodoc with napoleon reading the numpydoc docstrings ----
 autodoc_typehints = "none"  # the docstrings give each type and shape in words

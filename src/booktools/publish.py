@@ -22,6 +22,7 @@ import os
 import re
 import subprocess
 from pathlib import Path
+from urllib.parse import urlsplit
 
 #: Pages with no place in the sitemap (they are not content).
 NOT_IN_SITEMAP = {"404", "search", "genindex"}
@@ -62,13 +63,13 @@ def cite_box(bibtex: str, number: int, title: str) -> str:
     True
     """
     return (
-        '<aside class="sa-cite" aria-labelledby="cite-this-chapter">\n'
+        '<div class="sa-cite">\n'
         '<h2 id="cite-this-chapter">Cite this chapter</h2>\n'
         f"<p>To cite chapter {number}, “{html.escape(title)}”, in a paper or a syllabus, use this "
         "entry. It names the version of the book you read; the front page has the entry for the "
         "whole book.</p>\n"
         '<div class="highlight-bibtex notranslate"><div class="highlight"><pre tabindex="0">'
-        f"{html.escape(bibtex)}</pre></div></div>\n</aside>\n"
+        f"{html.escape(bibtex)}</pre></div></div>\n</div>\n"
     )
 
 
@@ -228,7 +229,9 @@ def _build_finished(app, exception):
     if page404.exists():
         text = page404.read_text(encoding="utf-8")
         if "<base " not in text:
-            text = re.sub(r"(<meta charset=[^>]*>\n?)", lambda m: m.group(1) + f'<base href="{base}">\n',
+            # The site's own path (same origin, so the CSP's base-uri 'self' allows it).
+            path = urlsplit(base).path or "/"
+            text = re.sub(r"(<meta charset=[^>]*>\n?)", lambda m: m.group(1) + f'<base href="{path}">\n',
                           text, count=1)
             page404.write_text(text, encoding="utf-8")
 

@@ -257,3 +257,22 @@ def test_pages_workflow_parses_and_publishes_make_html():
     assert all(re.fullmatch(r"actions/[\w-]+@v\d+", s["uses"]) for s in steps if "uses" in s)
     # YAML reads a bare `on:` as True
     assert workflow.get("on", workflow.get(True))
+
+
+def test_sitemap_and_404_base_are_written_when_the_site_has_an_address(tmp_path):
+    from types import SimpleNamespace
+
+    from booktools import publish
+
+    (tmp_path / "404.html").write_text('<head><meta charset="utf-8">\n</head>', encoding="utf-8")
+    (tmp_path / "src").mkdir()
+    app = SimpleNamespace(
+        builder=SimpleNamespace(format="html"), outdir=str(tmp_path), srcdir=str(tmp_path / "src"),
+        env=SimpleNamespace(found_docs={"index", "weighted-average", "404", "search", "genindex"}),
+        config=SimpleNamespace(html_baseurl="https://example.org/book", sa_build_date="2026-11-29", project="P"))
+    publish._build_finished(app, None)
+    sitemap = (tmp_path / "sitemap.xml").read_text(encoding="utf-8")
+    assert "<loc>https://example.org/book/</loc>" in sitemap
+    assert "<loc>https://example.org/book/weighted-average.html</loc>" in sitemap
+    assert "404" not in sitemap and "search" not in sitemap
+    assert '<base href="/book/">' in (tmp_path / "404.html").read_text(encoding="utf-8")

@@ -15,7 +15,7 @@ Every step is a short pure function named after its maths:
 * :func:`bert_forward` -- embeddings, then every layer, keeping every hidden
   state, every attention-weight matrix and every pre-softmax score matrix.
 
-The weights are checked by :func:`~selfattention.bert.weights.check_bert_weights`.
+The weights are checked by :func:`~selfattention.bert.check_bert_weights`.
 This module imports only NumPy and the standard library.
 """
 
