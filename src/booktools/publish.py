@@ -149,7 +149,7 @@ def read_redirects(path: Path) -> dict[str, str]:
     --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "_redirects.txt"
-    >>> _ = p.write_text("# moved\nold-name.html new-name.html\n")
+    >>> _ = p.write_text("# moved\\nold-name.html new-name.html\\n")
     >>> read_redirects(p)
     {'old-name.html': 'new-name.html'}
     """
