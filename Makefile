@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 SPHINXOPTS ?= -n -W --keep-going -j 2
 PORT   ?= 8000
 
-.PHONY: venv runtime html serve lint test test-fast bench lighthouse repro-check clean reset
+.PHONY: venv runtime html pdf serve lint test test-fast bench lighthouse repro-check clean reset
 
 # Create the virtual environment and install the pinned requirements once;
 # reinstall when a requirements or project file changes.
@@ -30,6 +30,17 @@ runtime: $(STAMP)
 
 html: runtime
 	$(BIN)/sphinx-build $(SPHINXOPTS) -c . book _build/html
+
+# The whole book as one PDF, _build/self-attention-computed.pdf: Sphinx's LaTeX builder on the
+# HTML build's doctrees, each lab photographed in Chromium as it opens (booktools.pdf), then
+# xelatex through latexmk. Needs Debian's texlive-xetex, texlive-latex-extra, latexmk and
+# fonts-freefont-otf (.ci/run installs them).
+pdf: html
+	$(BIN)/python -m booktools.pdf _build/html _build/lab-shots
+	$(BIN)/sphinx-build -b latex $(SPHINXOPTS) -c . book _build/latex -d _build/html/.doctrees
+	cd _build/latex && latexmk -xelatex -interaction=nonstopmode -halt-on-error -quiet self-attention-computed.tex
+	cp _build/latex/self-attention-computed.pdf _build/self-attention-computed.pdf
+	@echo "PDF: _build/self-attention-computed.pdf"
 
 serve: html
 	@echo "Serving the book on http://127.0.0.1:$(PORT) (Ctrl+C stops)"

@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tomllib
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 
+import selfattention  # noqa: E402
+from booktools.citation import book_bibtex, book_meta, chapters, read_cff  # noqa: E402
+from booktools.publish import build_date, package_versions_table  # noqa: E402
+
 project = "Self-Attention, Computed"
 author = "The Self-Attention, Computed authors"
 copyright = "2026, the Self-Attention, Computed authors (text CC BY 4.0, code MIT)"
-# The one version of the book and the package lives in pyproject.toml.
-release = version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+# The one version of the book and the package lives in pyproject.toml; the package reads it.
+release = version = selfattention.__version__
 
 extensions = [
     "myst_nb",
@@ -26,6 +30,8 @@ extensions = [
     "sphinx_copybutton",
     "sphinxcontrib.bibtex",
     "sphinx_exercise",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
 ]
 
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "jupyter_execute"]
@@ -36,32 +42,27 @@ html_static_path = ["book/_static"]
 myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath", "deflist", "substitution"]
 myst_heading_anchors = 3
 
-# The front page's BibTeX entry, built here so that it always names this version.
-# The release date (and the address, once the book has one) come from CITATION.cff,
-# which reference managers read; only standard BibTeX fields of @misc are used.
-def _citation_field(name: str) -> str | None:
-    import re
-
-    match = re.search(rf"^{name}:\s*\"?([^\"\n]+?)\"?\s*$", (ROOT / "CITATION.cff").read_text(), re.M)
-    return match.group(1) if match else None
-
-
-release_date = _citation_field("date-released")
-_MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
-_url = _citation_field("url")
-_BIBTEX = "\n".join([
-    "```bibtex",
-    "@misc{selfattention_computed,",
-    "  author       = {{The Self-Attention, Computed authors}},",
-    "  title        = {Self-Attention, Computed: An Executable Textbook},",
-    *([f"  howpublished = {{\\url{{{_url}}}}},"] if _url else []),
-    f"  year         = {{{release_date[:4]}}},",
-    f"  month        = {_MONTHS[int(release_date[5:7]) - 1]},",
-    f"  note         = {{Version {release}, released {release_date}}}",
-    "}",
-    "```",
-])
-myst_substitutions = {"version": release, "release_date": release_date, "cite_bibtex": _BIBTEX}
+# --- Citing the book ------------------------------------------------------------
+# One source of truth (booktools.citation): CITATION.cff holds the title, authors
+# and release date, the package the version. The site's address comes from the
+# publishing workflow (SA_SITE_URL) or a `url:` line in CITATION.cff; a build
+# without one leaves the address out of the BibTeX and the sitemap.
+CITATION = book_meta(read_cff(ROOT / "CITATION.cff"), release, url=os.environ.get("SA_SITE_URL", ""))
+release_date = CITATION.date_released
+html_baseurl = CITATION.url
+sa_citation = CITATION  # the "Cite this chapter" boxes (booktools.publish)
+sa_build_date = build_date(ROOT)  # deterministic: SOURCE_DATE_EPOCH or the last commit's date
+today = sa_build_date  # the PDF title page's date
+_BIBTEX = "```bibtex\n" + book_bibtex(CITATION) + "\n```"
+# The chapters' notebooks, listed on the front page and in the PDF (from CHAPTERS in book/index.md).
+_notebook_list = "\n".join(
+    f"- {number}. {{doc}}`{page}`: {{notebook}}`{page}`"
+    + (f" and {{notebook}}`{page}-solutions`" if re.search(r"^:{3,}\{solution", (ROOT / "book" / f"{page}.md")
+                                                             .read_text(encoding="utf-8"), re.M) else "")
+    for page, (number, _title) in chapters((ROOT / "book" / "index.md").read_text(encoding="utf-8")).items())
+myst_substitutions = {"version": release, "release_date": release_date, "cite_bibtex": _BIBTEX,
+                      "build_date": sa_build_date, "package_versions": package_versions_table(),
+                      "notebook_list": _notebook_list}
 numfig = True
 numfig_format = {"figure": "Figure %s", "table": "Table %s", "code-block": "Listing %s"}
 
@@ -157,17 +158,59 @@ html_theme_options = {
     "use_download_button": True,
     "show_toc_level": 2,
     "home_page_in_toc": True,
+    "extra_footer": f"<p>Version {release}, built on {sa_build_date}. "
+                    '<a href="status.html">Build status</a> · <a href="genindex.html">Index</a></p>',
 }
 # Math is rendered at build time as MathML (booktools.mathml): pages carry no math script.
 html_math_renderer = "mathml"
 
 nitpicky = True
+html_domain_indices = False  # no module index: the API page and the general index list the modules
+
+# --- API reference (book/api.md): autodoc with napoleon reading the numpydoc docstrings ----
+autodoc_typehints = "none"  # the docstrings give each type and shape in words
+autodoc_member_order = "bysource"
+napoleon_numpy_docstring = True
+napoleon_google_docstring = False
+napoleon_use_param = False  # types such as "array_like, shape (L, d_k)" stay text, not links
+napoleon_use_rtype = False
+napoleon_use_ivar = True
+# Types in docstrings are prose ("array_like", "shape (L, d_k)", numpy.ndarray offline): only links to
+# the package's own classes are checked.
+# Links to the standard library and NumPy would need their inventories (the build is offline):
+# those render as code; links into the package are checked.
+nitpick_ignore_regex = [("py:class", r"(?!selfattention\.).*"),
+                        ("py:(func|mod|meth|attr)", r"(importlib|tracemalloc|numpy|np|collections|torch)\b.*")]
 
 # pydata-sphinx-theme logs "Got invalid theme mode" unless a mode is named.
 html_context = {"default_mode": "auto"}
 
 # --- The interactive layer and the booktools Sphinx extension ----------------
 extensions += ["booktools.sphinxext", "booktools.mathml", "booktools.pagemeta", "booktools.labdata",
-               "booktools.sitecss"]
+               "booktools.sitecss", "booktools.publish", "booktools.pdf"]
 html_css_files = ["sa/icons.css", "sa/sa.css"]
 html_js_files = [("sa/sa.js", {"type": "module"})]
+
+# --- PDF (`make pdf`): Sphinx's LaTeX builder, xelatex and latexmk ------------------------
+# Figures go in as PNG (myst-nb's LaTeX priority picks image/png); a lab becomes a figure of
+# its opening state, photographed from the built HTML page (booktools.pdf), with the link to its page.
+latex_engine = "xelatex"
+latex_use_xindy = False  # makeindex ships with texlive-binaries; xindy would be one more package
+# The PDF's root is book/_pdf.md: a preface and the chapters in order. (The HTML front page's
+# toctree sits inside one of its sections, which would make every chapter a section of it.)
+# Both builders read it, so `make pdf` reuses the HTML build's doctrees and only writes.
+latex_documents = [("_pdf", "self-attention-computed.tex", project, author, "manual")]
+latex_show_urls = "no"
+latex_elements = {
+    "papersize": "a4paper",
+    "pointsize": "10pt",
+    "figure_align": "htbp",
+    # Characters that FreeSerif and FreeMono lack get a drawn stand-in.
+    "preamble": r"""\setcounter{tocdepth}{1}
+\usepackage{newunicodechar}
+\newunicodechar{ᵀ}{\ensuremath{^{\mathsf{T}}}}
+\newunicodechar{✗}{\ensuremath{\times}}
+\newunicodechar{✓}{\ensuremath{\checkmark}}
+""",
+}
+sa_lab_shots = str(ROOT / "_build" / "lab-shots")

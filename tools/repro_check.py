@@ -40,7 +40,8 @@ def exceptions() -> dict[str, str]:
 def build(workdir: Path) -> Path:
     """Copy the sources into ``workdir`` and build them there from clean."""
     shutil.copytree(ROOT / "book", workdir / "book")
-    shutil.copy2(ROOT / "conf.py", workdir / "conf.py")
+    for name in ("conf.py", "CITATION.cff", "pyproject.toml"):  # conf.py reads the other two
+        shutil.copy2(ROOT / name, workdir / name)
     shutil.copytree(ROOT / "src", workdir / "src")
     env = dict(os.environ, SA_JUPYTER_CACHE=str(workdir / "cache"), SOURCE_DATE_EPOCH="1764374400")
     cmd = [sys.executable, "-m", "sphinx", "-q", "-n", "-W", "--keep-going", "-j", "2",

@@ -129,15 +129,13 @@ def visit_math(self, node: nodes.math) -> None:
 
 def visit_displaymath(self, node: nodes.math_block) -> None:
     """Displayed math: ``<div class="math">`` with the equation number, if any."""
-    from sphinx.locale import _
     from sphinx.util.math import get_node_equation_number
 
     self.body.append(self.starttag(node, "div", CLASS="math notranslate"))
     if node.get("number") and not node.get("nowrap", False):
         number = get_node_equation_number(self, node)
-        self.body.append(f'<span class="eqno">({number})')
-        self.add_permalink_ref(node, _("Link to this equation"))
-        self.body.append("</span>")
+        # No permalink inside the formula: a formula is never a tab stop ({eq} links reach it).
+        self.body.append(f'<span class="eqno">({number})</span>')
     # Sphinx's convention: formulas separated by a blank line are aligned one per row.
     parts = [p.strip() for p in node.astext().split("\n\n") if p.strip()]
     latex = r" \\ ".join(parts) if len(parts) > 1 and not any(r"\\" in p for p in parts) else "\n".join(parts)

@@ -84,6 +84,9 @@ def _format_glue(bundle: dict, spec: str) -> str:
     return format_plain_text(text, spec)
 
 
+_PY_ROLES = {f"{p}{r}" for p in ("", "py:") for r in ("func", "class", "mod", "data", "attr", "meth", "obj")}
+
+
 def resolve_roles(text: str, refs: References, cited: list[str] | None = None) -> str:
     """Replace every MyST role in ``text`` by the text the book shows.
 
@@ -113,6 +116,9 @@ def resolve_roles(text: str, refs: References, cited: list[str] | None = None) -
     'w = 0.768 (Figure 2), after Vaswani et al. (2017).'
     >>> resolve_roles("Press {kbd}`?` {cite:p}`v17`.", refs)
     'Press <kbd>?</kbd> (Vaswani et al., 2017).'
+    >>> refs.numbers["eq-scores"] = "(3.1)"
+    >>> resolve_roles("{term}`keys <key>`, {func}`~selfattention.softmax` and {eq}`eq-scores`", refs)
+    'keys, `softmax()` and (3.1)'
     """
     cited = [] if cited is None else cited
 
@@ -140,7 +146,23 @@ def resolve_roles(text: str, refs: References, cited: list[str] | None = None) -
                 if label not in refs.titles:
                     raise NotebookExportError(f"{{ref}} to {label!r}, which has no title")
                 return f"“{refs.titles[label]}”"
+            if role == "eq" and not text:
+                if label not in refs.numbers:
+                    raise NotebookExportError(f"{{eq}} to {label!r}, which has no number")
+                return refs.numbers[label]
             return text or label
+        if role == "notebook":  # a notebook download (booktools.publish): its file name
+            return f"`{content}.ipynb`"
+        if role == "term":  # a glossary link: its text
+            titled = _TITLED.match(content)
+            return titled.group("text") if titled else content
+        if role in _PY_ROLES:  # an API link: the name as code
+            titled = _TITLED.match(content)
+            if titled:
+                return f"`{titled.group('text')}`"
+            name = content.lstrip("~!")
+            name = name.rsplit(".", 1)[-1] if content.startswith("~") else name
+            return f"`{name}()`" if role.endswith("func") else f"`{name}`"
         if role.startswith("cite"):
             keys = [k.strip() for k in content.split(",")]
             missing = [k for k in keys if k not in refs.citations]

@@ -138,6 +138,10 @@ def book_references(app):
             if labelid in ids:
                 fmt = formats.get(figtype, figtype.capitalize() + " %s")
                 numbers[label] = fmt % ".".join(map(str, ids[labelid]))
+    # Equations: "(3.1)" with numfig, as the {eq} role shows them.
+    for label, (docname, number) in env.domaindata.get("math", {}).get("objects", {}).items():
+        ids = env.toc_fignumbers.get(docname, {}).get("displaymath", {}).get(f"equation-{label}")
+        numbers[label] = "(" + (".".join(map(str, ids)) if ids else str(number)) + ")"
     bibfiles = [Path(app.confdir) / f for f in app.config.bibtex_bibfiles]
     return References(numbers=numbers, titles=titles, citations=bib_citations(bibfiles))
 

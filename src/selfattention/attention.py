@@ -4,7 +4,7 @@ This is the reference layer: the functions a reader meets in the chapters.
 :func:`scaled_dot_product_attention` makes the whole ``(..., L, S)`` table
 of scores with :func:`attention_scores`, blocks the masked ones with
 ``-inf``, turns each row into weights with
-:func:`~selfattention.softmax.softmax`, and averages the values with them:
+:func:`~selfattention.softmax`, and averages the values with them:
 ``softmax(q @ k.T * scale) @ v``. It takes no shortcut and starts no
 thread. The fast layer, :mod:`selfattention.fast`, computes the same
 numbers (tested equal up to rounding) faster and in less memory.
@@ -162,7 +162,7 @@ def scaled_dot_product_attention(
     Notes
     -----
     Memory grows like ``L * S``: the table of scores is made whole (and
-    :func:`~selfattention.softmax.softmax` makes a second one, the
+    :func:`~selfattention.softmax` makes a second one, the
     weights). :func:`selfattention.fast.scaled_dot_product_attention` gives
     the same numbers in one table, and
     :func:`selfattention.fast.blockwise_attention` without any.

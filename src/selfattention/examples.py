@@ -14,7 +14,7 @@ def three_words() -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (3, 2)
-        One row per word of :data:`WORDS`, a fresh float64 array each call.
+        One row per word of :data:`~selfattention.WORDS`, a fresh float64 array each call.
 
     Examples
     --------
@@ -41,7 +41,7 @@ def i_love_cats() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     Returns
     -------
     x : numpy.ndarray, shape (3, 3)
-        One row per word of :data:`SENTENCE`.
+        One row per word of :data:`~selfattention.SENTENCE`.
     w_q, w_k, w_v : numpy.ndarray, shape (3, 2)
         Query, key and value matrices.
 

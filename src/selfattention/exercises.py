@@ -221,7 +221,7 @@ def check_head_scores(scores, x=None, w_q=None, w_k=None) -> Feedback:
     ------
     TypeError, ValueError
         If ``x``, ``w_q`` or ``w_k`` is malformed (as in
-        :func:`~selfattention.head.project_qkv`); a wrong ``scores`` is not
+        :func:`~selfattention.project_qkv`); a wrong ``scores`` is not
         an error.
 
     Examples

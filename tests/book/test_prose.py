@@ -32,6 +32,7 @@ ALLOW: list[tuple[str, str]] = [
     (r"\b\d+-bit\b", "the name of a number format (16-bit, 32-bit floats)"),
     (r"\b(?:heads|layers|tokens) from 0\b|\bcounting \[CLS\] as 0\b", "how the book numbers layers, heads and tokens"),
     (r"car becomes \[5, 5\]|\[5, 5\]", "the input of a lab preset, named by its button"),
+    (r"FlashAttention-2", "the name of a method (a cited paper)"),
 ]
 _ALLOW = [re.compile(p) for p, _ in ALLOW]
 

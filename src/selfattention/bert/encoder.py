@@ -15,7 +15,7 @@ Every step is a short pure function named after its maths:
 * :func:`bert_forward` -- embeddings, then every layer, keeping every hidden
   state, every attention-weight matrix and every pre-softmax score matrix.
 
-The weights are checked by :func:`~selfattention.bert.weights.check_bert_weights`.
+The weights are checked by :func:`~selfattention.bert.check_bert_weights`.
 This module imports only NumPy and the standard library.
 """
 
@@ -80,7 +80,7 @@ def bert_embeddings(
     input_ids : array_like of int, shape (..., L)
         Token ids from the tokenizer.
     weights : Mapping of str to numpy.ndarray
-        As checked by :func:`check_bert_weights`.
+        As checked by :func:`~selfattention.bert.check_bert_weights`.
     config : BertConfig
         The model's sizes.
     token_type_ids : array_like of int, shape (..., L), optional, keyword-only
@@ -130,7 +130,7 @@ def bert_self_attention(x, weights: Mapping, layer: int, config: BertConfig, *, 
     Projects ``x`` to queries, keys and values (with biases), splits them
     into heads, and for every head at once computes the scores with
     :func:`~selfattention.attention.attention_scores`, their
-    :func:`~selfattention.softmax.softmax` and the weighted average of the
+    :func:`~selfattention.softmax` and the weighted average of the
     values: the steps of
     :func:`~selfattention.attention.scaled_dot_product_attention`, with the
     scores kept.
@@ -140,7 +140,7 @@ def bert_self_attention(x, weights: Mapping, layer: int, config: BertConfig, *, 
     x : array_like, shape (..., L, hidden_size)
         The layer's input hidden state.
     weights : Mapping of str to numpy.ndarray
-        As checked by :func:`check_bert_weights`.
+        As checked by :func:`~selfattention.bert.check_bert_weights`.
     layer : int
         Which layer's parameters to use, from 0.
     config : BertConfig
@@ -199,7 +199,7 @@ def feed_forward(x, weights: Mapping, layer: int, config: BertConfig) -> np.ndar
     x : array_like, shape (..., L, hidden_size)
         Hidden state after the attention block.
     weights : Mapping of str to numpy.ndarray
-        As checked by :func:`check_bert_weights`.
+        As checked by :func:`~selfattention.bert.check_bert_weights`.
     layer : int
         Which layer's parameters to use, from 0.
     config : BertConfig
@@ -238,7 +238,7 @@ def bert_layer(x, weights: Mapping, layer: int, config: BertConfig, *, mask=None
     x : array_like, shape (..., L, hidden_size)
         The layer's input hidden state.
     weights : Mapping of str to numpy.ndarray
-        As checked by :func:`check_bert_weights`.
+        As checked by :func:`~selfattention.bert.check_bert_weights`.
     layer : int
         Which layer, from 0.
     config : BertConfig
@@ -310,7 +310,7 @@ def bert_forward(
         Token ids, ``[CLS] ... [SEP]`` as the tokenizer makes them.
     weights : Mapping of str to array_like
         Parameters by Hugging Face ``BertModel`` name; see
-        :func:`bert_weight_shapes`. Converted to float32.
+        :func:`~selfattention.bert.bert_weight_shapes`. Converted to float32.
     config : BertConfig
         The model's sizes.
     token_type_ids : array_like of int, optional, keyword-only

@@ -79,7 +79,7 @@ def erfc(x) -> np.ndarray:
 def erf(x) -> np.ndarray:
     """The error function ``erf(x) = 2/sqrt(pi) * integral_0^x exp(-t**2) dt``.
 
-    NumPy has no ``erf``; this is ``1 - erfc(|x|)`` from :func:`erfc`, given
+    NumPy has no ``erf``; this is ``1 - erfc(|x|)`` from :func:`~selfattention.bert.erfc`, given
     the sign of ``x`` (``erf`` is odd), with an absolute error below 1e-7
     everywhere.
 

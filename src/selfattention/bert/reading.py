@@ -73,7 +73,7 @@ def attention_from_to(attentions, tokens: Sequence[str], source, targets) -> np.
     ----------
     attentions : array_like, shape (..., L, L)
         Attention weights, e.g. ``(layers, heads, L, L)`` from
-        :func:`bert_forward`; row = query (the token that looks).
+        :func:`~selfattention.bert_forward`; row = query (the token that looks).
     tokens : sequence of str
         The ``L`` tokens.
     source : str or int

@@ -147,7 +147,7 @@ class BertConfig:
 
 
 def bert_weight_shapes(config: BertConfig) -> dict[str, tuple[int, ...]]:
-    """The name and shape of every parameter :func:`bert_forward` reads.
+    """The name and shape of every parameter :func:`~selfattention.bert_forward` reads.
 
     Parameters
     ----------

@@ -1,0 +1,291 @@
+"""Publishing extras of the site: cite boxes, OpenGraph tags, a sitemap, a 404 page, the footer.
+
+A Sphinx extension (``extensions`` in ``conf.py``):
+
+* every chapter named in the ``CHAPTERS`` list of ``book/index.md`` ends
+  with a "Cite this chapter" box whose BibTeX comes from
+  :func:`booktools.citation.chapter_bibtex`: a new chapter gets it as soon as
+  the front page lists its page;
+* every page gets OpenGraph ``<meta>`` tags (title, description, site name,
+  type and, when the site has an address, its URL); they load nothing;
+* with an address (``html_baseurl``), the build writes ``sitemap.xml`` and
+  gives ``404.html`` a ``<base>`` so that its links work at any depth;
+* :func:`build_date` is the date shown in the footer: ``SOURCE_DATE_EPOCH``
+  if set, else the date of the last commit, so two builds of one commit agree.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import os
+import re
+import subprocess
+from pathlib import Path
+from urllib.parse import urlsplit
+
+#: Pages with no place in the sitemap (they are not content).
+NOT_IN_SITEMAP = {"404", "search", "genindex"}
+
+
+def build_date(root: Path) -> str:
+    """The date the site says it was built, as YYYY-MM-DD; deterministic for one commit.
+
+    ``SOURCE_DATE_EPOCH`` (reproducible builds) wins; else the committer date
+    of ``HEAD``; else "unknown date".
+
+    Examples
+    --------
+    >>> import os, pathlib
+    >>> os.environ["SOURCE_DATE_EPOCH"] = "1764374400"
+    >>> build_date(pathlib.Path("."))
+    '2025-11-29'
+    >>> del os.environ["SOURCE_DATE_EPOCH"]
+    """
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch:
+        return _dt.datetime.fromtimestamp(int(epoch), tz=_dt.UTC).date().isoformat()
+    try:
+        out = subprocess.run(["git", "log", "-1", "--format=%cs"], cwd=root, capture_output=True,
+                             text=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        out = ""
+    return out or "unknown date"
+
+
+def cite_box(bibtex: str, number: int, title: str) -> str:
+    """HTML of the "Cite this chapter" box: a heading, one sentence and the BibTeX.
+
+    Examples
+    --------
+    >>> box = cite_box("@misc{x,\\n  title = {A & B}\\n}", 3, "A & B")
+    >>> 'id="cite-this-chapter"' in box and "{A &amp; B}" in box
+    True
+    """
+    return (
+        '<div class="sa-cite">\n'
+        '<h2 id="cite-this-chapter">Cite this chapter</h2>\n'
+        f"<p>To cite chapter {number}, “{html.escape(title)}”, in a paper or a syllabus, use this "
+        "entry. It names the version of the book you read; the front page has the entry for the "
+        "whole book.</p>\n"
+        '<div class="highlight-bibtex notranslate"><div class="highlight"><pre tabindex="0">'
+        f"{html.escape(bibtex)}</pre></div></div>\n</div>\n"
+    )
+
+
+def opengraph_tags(*, title: str, site_name: str, description: str, url: str = "",
+                   locale: str = "en_GB") -> str:
+    """OpenGraph ``<meta>`` tags of one page (link previews; nothing is loaded).
+
+    Examples
+    --------
+    >>> print(opengraph_tags(title="A", site_name="S", description='say "hi"', url="https://e.org/a.html"))
+    <meta property="og:title" content="A" />
+    <meta property="og:type" content="article" />
+    <meta property="og:site_name" content="S" />
+    <meta property="og:locale" content="en_GB" />
+    <meta property="og:description" content="say &quot;hi&quot;" />
+    <meta property="og:url" content="https://e.org/a.html" />
+    """
+    tags = [("og:title", title), ("og:type", "article"), ("og:site_name", site_name), ("og:locale", locale)]
+    if description:
+        tags.append(("og:description", description))
+    if url:
+        tags.append(("og:url", url))
+    return "\n".join(f'<meta property="{name}" content="{html.escape(value, quote=True)}" />'
+                     for name, value in tags)
+
+
+def sitemap_xml(base_url: str, pages: list[str], lastmod: str = "") -> str:
+    """A sitemap (sitemaps.org 0.9) of ``pages`` (paths relative to ``base_url``).
+
+    Examples
+    --------
+    >>> print(sitemap_xml("https://e.org/b/", ["index.html", "a.html"], "2026-11-29"))
+    <?xml version="1.0" encoding="UTF-8"?>
+    <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+      <url><loc>https://e.org/b/</loc><lastmod>2026-11-29</lastmod></url>
+      <url><loc>https://e.org/b/a.html</loc><lastmod>2026-11-29</lastmod></url>
+    </urlset>
+    """
+    if not base_url.endswith("/"):
+        raise ValueError(f"base_url must end with '/', got {base_url!r}")
+    mod = f"<lastmod>{lastmod}</lastmod>" if re.fullmatch(r"\d{4}-\d\d-\d\d", lastmod) else ""
+    rows = [f"  <url><loc>{html.escape(base_url + ('' if p == 'index.html' else p))}</loc>{mod}</url>"
+            for p in pages]
+    return "\n".join(['<?xml version="1.0" encoding="UTF-8"?>',
+                      '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">', *rows, "</urlset>"]) + "\n"
+
+
+#: The packages whose versions the status page lists: the maths, the book, the execution.
+STATUS_PACKAGES = ("selfattention", "numpy", "matplotlib", "sphinx", "myst-nb", "myst-parser", "sphinx-book-theme",
+                   "sphinxcontrib-bibtex", "jupyter-cache", "nbclient", "ipykernel", "docutils")
+
+
+def package_versions_table(packages=STATUS_PACKAGES) -> str:
+    """A MyST table of the installed version of each package, with Python's.
+
+    Examples
+    --------
+    >>> print(package_versions_table(["numpy"]).splitlines()[2].startswith("| Python | 3."))
+    True
+    """
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    rows = ["| package | version |", "|---|---|", f"| Python | {platform.python_version()} |"]
+    for name in packages:
+        try:
+            rows.append(f"| {name} | {version(name)} |")
+        except PackageNotFoundError:
+            rows.append(f"| {name} | not installed |")
+    return "\n".join(rows)
+
+
+def read_redirects(path: Path) -> dict[str, str]:
+    """``old.html -> new.html`` from ``book/_redirects.txt`` (one ``old new`` pair a line, # comments).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "_redirects.txt"
+    >>> _ = p.write_text("# moved\\nold-name.html new-name.html\\n")
+    >>> read_redirects(p)
+    {'old-name.html': 'new-name.html'}
+    """
+    found = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line:
+                old, new = line.split()
+                found[old] = new
+    return found
+
+
+def redirect_page(target: str, title: str) -> str:
+    """A page that sends the reader to ``target`` (no script: a meta refresh and a link).
+
+    Examples
+    --------
+    >>> "url=new.html" in redirect_page("new.html", "Book")
+    True
+    """
+    target = html.escape(target, quote=True)
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'<meta http-equiv="refresh" content="0; url={target}">\n<link rel="canonical" href="{target}">\n'
+            f"<title>{html.escape(title)}: this page has moved</title>\n</head>\n"
+            f'<body><main><p>This page has moved to <a href="{target}">{target}</a>.</p></main></body>\n</html>\n')
+
+
+def _chapters(app) -> dict[str, tuple[int, str]]:
+    cache = getattr(app, "_sa_chapters", None)
+    if cache is None:
+        from .citation import chapters
+
+        cache = chapters((Path(app.srcdir) / "index.md").read_text(encoding="utf-8"))
+        app._sa_chapters = cache
+    return cache
+
+
+def _page_context(app, pagename, templatename, context, doctree):
+    from .citation import chapter_bibtex
+
+    base = app.config.html_baseurl
+    if base and not base.endswith("/"):
+        base += "/"
+    metatags = context.get("metatags", "")
+    desc = (re.search(r'<meta name="description" content="([^"]*)"', metatags)
+            or re.search(r'<meta content="([^"]*)" name="description"', metatags))
+    title = re.sub(r"<[^>]+>", "", context.get("title", "")) or app.config.project
+    context["metatags"] = context.get("metatags", "") + "\n" + opengraph_tags(
+        title=html.unescape(title), site_name=app.config.project,
+        description=html.unescape(desc.group(1)) if desc else "",
+        url=f"{base}{pagename}.html" if base else "")
+    meta = app.config.sa_citation
+    if doctree is None or meta is None or pagename not in _chapters(app):
+        return
+    number, chapter_title = _chapters(app)[pagename]
+    box = cite_box(chapter_bibtex(meta, number=number, title=chapter_title, page=pagename), number,
+                   chapter_title)
+    context["body"] = context.get("body", "") + box
+
+
+def _build_finished(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    out = Path(app.outdir)
+    for old, new in read_redirects(Path(app.srcdir) / "_redirects.txt").items():
+        if not (out / new).exists():
+            raise FileNotFoundError(f"_redirects.txt sends {old} to {new}, which the build did not make")
+        (out / old).write_text(redirect_page(new, app.config.project), encoding="utf-8")
+    base = app.config.html_baseurl
+    if not base:
+        return
+    base = base if base.endswith("/") else base + "/"
+    pages = sorted(f"{d}.html" for d in app.env.found_docs if d not in NOT_IN_SITEMAP)
+    (out / "sitemap.xml").write_text(sitemap_xml(base, pages, app.config.sa_build_date), encoding="utf-8")
+    page404 = out / "404.html"
+    if page404.exists():
+        text = page404.read_text(encoding="utf-8")
+        if "<base " not in text:
+            # The site's own path (same origin, so the CSP's base-uri 'self' allows it).
+            path = urlsplit(base).path or "/"
+            text = re.sub(r"(<meta charset=[^>]*>\n?)", lambda m: m.group(1) + f'<base href="{path}">\n',
+                          text, count=1)
+            page404.write_text(text, encoding="utf-8")
+
+
+def notebook_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """``{notebook}`page``` links the notebook of a page (``page-solutions``: with its solutions).
+
+    Online the link is relative (``_notebooks/page.ipynb``); in the PDF it is
+    made absolute with the site's address (:class:`NotebookLinksInPrint`).
+    """
+    from docutils import nodes
+
+    from .sphinxext import NOTEBOOK_DIR
+
+    page = text.strip()
+    if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", page):
+        msg = inliner.reporter.error(f"notebook role: {page!r} is not a page name", line=lineno)
+        return [inliner.problematic(rawtext, rawtext, msg)], [msg]
+    label = "the notebook with the solutions" if page.endswith("-solutions") else "the student notebook"
+    ref = nodes.reference(rawtext, label, refuri=f"{NOTEBOOK_DIR}/{page}.ipynb", classes=["sa-notebook"])
+    return [ref], []
+
+
+def _absolute_notebook_links(app, doctree, docname):
+    """In the PDF (LaTeX builder) a notebook link points at the published site, if it has an address."""
+    if app.builder.format != "latex" or not app.config.html_baseurl:
+        return
+    from docutils import nodes
+
+    base = app.config.html_baseurl if app.config.html_baseurl.endswith("/") else app.config.html_baseurl + "/"
+    for ref in doctree.findall(nodes.reference):
+        if "sa-notebook" in ref.get("classes", []) and not ref["refuri"].startswith("http"):
+            ref["refuri"] = base + ref["refuri"]
+
+
+def setup(app):
+    """Register the extension with Sphinx (``extensions`` in ``conf.py``).
+
+    Examples
+    --------
+    >>> class App:  # a stand-in that records what the extension asks for
+    ...     def __init__(self): self.events, self.values = [], []
+    ...     def add_config_value(self, name, default, rebuild): self.values.append(name)
+    ...     def connect(self, event, handler, priority=500): self.events.append(event)
+    ...     def add_role(self, name, role): self.role = name
+    >>> app = App()
+    >>> setup(app)["parallel_read_safe"], app.values, app.events, app.role
+    (True, ['sa_citation', 'sa_build_date'], ['html-page-context', 'build-finished', 'doctree-resolved'], 'notebook')
+    """
+    app.add_config_value("sa_citation", None, "html")
+    app.add_config_value("sa_build_date", "", "html")
+    # After booktools.pagemeta has added the description (default priority 500).
+    app.connect("html-page-context", _page_context, priority=600)
+    app.connect("build-finished", _build_finished, priority=400)
+    app.connect("doctree-resolved", _absolute_notebook_links)
+    app.add_role("notebook", notebook_role)
+    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
