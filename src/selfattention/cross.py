@@ -2,7 +2,7 @@
 
 A decoder writing a translation reads the encoder's words this way: each
 word it writes makes a query, and every word of the source makes a key and
-a value. The maths is the attention of :func:`scaled_dot_product_attention`;
+a value. The maths is the attention of :func:`~selfattention.scaled_dot_product_attention`;
 only the rows that feed it change. The weights are ``(L_q, L_kv)``: one row
 per word that looks, one column per word of the other sequence.
 """
@@ -34,9 +34,9 @@ def cat_is_sleeping() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, n
     Returns
     -------
     x_q : numpy.ndarray, shape (3, 2)
-        The decoder's state as it writes each word of :data:`TARGET`.
+        The decoder's state as it writes each word of :data:`~selfattention.TARGET`.
     x_kv : numpy.ndarray, shape (4, 2)
-        The encoder's output for each word of :data:`SOURCE`.
+        The encoder's output for each word of :data:`~selfattention.SOURCE`.
     w_q, w_k, w_v : numpy.ndarray, shape (2, 2)
         Query, key and value matrices.
 
@@ -71,9 +71,9 @@ def cross_attention(x_q, x_kv, w_q, w_k, w_v, *, mask=None, scale=None, return_w
     """One cross-attention head: queries from ``x_q``, keys and values from ``x_kv``.
 
     Computes ``Q = x_q W_Q``, ``K = x_kv W_K`` and ``V = x_kv W_V``, then
-    ``softmax(Q K^T / sqrt(d_k)) V`` with :func:`scaled_dot_product_attention`.
+    ``softmax(Q K^T / sqrt(d_k)) V`` with :func:`~selfattention.scaled_dot_product_attention`.
     With ``x_kv = x_q`` it is the self-attention head
-    :func:`~selfattention.head.attention_head`.
+    :func:`~selfattention.attention_head`.
 
     Parameters
     ----------
@@ -88,7 +88,7 @@ def cross_attention(x_q, x_kv, w_q, w_k, w_v, *, mask=None, scale=None, return_w
     w_v : array_like, shape (d_kv, d_v)
         Value matrix.
     mask : array_like, optional, keyword-only
-        As in :func:`scaled_dot_product_attention`, broadcastable to
+        As in :func:`~selfattention.scaled_dot_product_attention`, broadcastable to
         ``(..., L_q, L_kv)``: for example ``False`` on the padding of the
         source.
     scale : float, optional, keyword-only

@@ -780,10 +780,10 @@ def check_head(head) -> Feedback:
         the weights transposed, ``K @ Q.T``, no softmax, the words instead
         of the values, the weights instead of the output, or an error.
 
-    Raises
-    ------
-    Nothing: a wrong ``head``, even one that raises, gets feedback, not an
-    error.
+    Notes
+    -----
+    It never raises: a wrong ``head``, even one that raises, gets feedback,
+    not an error.
 
     Examples
     --------

@@ -115,7 +115,7 @@ def apple_sweet_loss(c) -> dict:
     Raises
     ------
     TypeError, ValueError
-        As :func:`query_matrix`.
+        As :func:`~selfattention.learning.query_matrix`.
 
     Examples
     --------
@@ -155,7 +155,7 @@ def apple_sweet_gradient(c) -> float:
     Raises
     ------
     TypeError, ValueError
-        As :func:`query_matrix`.
+        As :func:`~selfattention.learning.query_matrix`.
 
     Examples
     --------
@@ -173,7 +173,7 @@ def gradient_step(c, learning_rate=LEARNING_RATE) -> float:
     ----------
     c : float
         Where the step starts.
-    learning_rate : float, default :data:`LEARNING_RATE`
+    learning_rate : float, default :data:`~selfattention.learning.LEARNING_RATE`
         How far to move per unit of gradient; positive.
 
     Returns
@@ -207,7 +207,7 @@ def descend(c0=0.0, steps=200, learning_rate=LEARNING_RATE):
         The start.
     steps : int, default 200
         How many steps to take (a positive integer).
-    learning_rate : float, default :data:`LEARNING_RATE`
+    learning_rate : float, default :data:`~selfattention.learning.LEARNING_RATE`
         As in :func:`gradient_step`.
 
     Returns
@@ -254,7 +254,7 @@ def head_loss_and_gradients(w_q, w_k, w_v, x=None, target=None, word=SWEET) -> d
         The words; apple and sweet by default.
     target : array_like, shape (d_v,), optional
         The output wanted for ``word``; ``[1, 0]`` by default.
-    word : int, default :data:`SWEET`
+    word : int, default :data:`~selfattention.learning.SWEET`
         The row of ``x`` whose output is compared with ``target``.
 
     Returns
@@ -364,9 +364,9 @@ def train_head(w_q, w_k, w_v, *, train=MATRICES, steps=RUN_STEPS, learning_rate=
         The starting matrices (not changed: the function works on copies).
     train : sequence of str, default all three, keyword-only
         Which of ``"w_q"``, ``"w_k"``, ``"w_v"`` to train.
-    steps : int, default :data:`RUN_STEPS`, keyword-only
+    steps : int, default :data:`~selfattention.learning.RUN_STEPS`, keyword-only
         How many steps.
-    learning_rate : float, default :data:`LEARNING_RATE`, keyword-only
+    learning_rate : float, default :data:`~selfattention.learning.LEARNING_RATE`, keyword-only
         As in :func:`gradient_step`.
 
     Returns
@@ -413,7 +413,7 @@ def train_head(w_q, w_k, w_v, *, train=MATRICES, steps=RUN_STEPS, learning_rate=
 
 
 def training_run(number, *, steps=RUN_STEPS, learning_rate=LEARNING_RATE) -> dict:
-    """One of the four "Go deeper" runs of :data:`RUNS`, trained from its start.
+    """One of the four "Go deeper" runs of :data:`~selfattention.learning.RUNS`, trained from its start.
 
     Parameters
     ----------
@@ -433,7 +433,7 @@ def training_run(number, *, steps=RUN_STEPS, learning_rate=LEARNING_RATE) -> dic
     Raises
     ------
     ValueError
-        If ``number`` is not a key of :data:`RUNS`.
+        If ``number`` is not a key of :data:`~selfattention.learning.RUNS`.
 
     Examples
     --------
@@ -460,7 +460,7 @@ def check_gradient_step(c_next, c=1.0, learning_rate=LEARNING_RATE) -> Feedback:
         What the reader computed.
     c : float, default 1.0
         Where the step starts.
-    learning_rate : float, default :data:`LEARNING_RATE`
+    learning_rate : float, default :data:`~selfattention.learning.LEARNING_RATE`
         The learning rate of the step.
 
     Returns
