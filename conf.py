@@ -159,7 +159,8 @@ html_theme_options = {
     "show_toc_level": 2,
     "home_page_in_toc": True,
     "extra_footer": f"<p>Version {release}, built on {sa_build_date}. "
-                    '<a href="status.html">Build status</a> · <a href="genindex.html">Index</a></p>',
+                    '<a href="status.html">Build status</a> · <a href="genindex.html">Index</a> · '
+                    '<a href="runtime-licences.html">Licences of the in-browser Python</a></p>',
 }
 # Math is rendered at build time as MathML (booktools.mathml): pages carry no math script.
 html_math_renderer = "mathml"
