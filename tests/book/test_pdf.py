@@ -22,8 +22,8 @@ TOOLS = ("xelatex", "latexmk", "pdftotext")
 
 def toctree(page: str) -> list[str]:
     text = (BOOK / page).read_text(encoding="utf-8")
-    body = re.search(r"```\{toctree\}\n(.*?)```", text, re.S).group(1)
-    return [line.strip() for line in body.splitlines() if line.strip() and not line.startswith(":")]
+    bodies = re.findall(r"```\{toctree\}\n(.*?)```", text, re.S)  # every toctree: chapters, then appendices
+    return [line.strip() for body in bodies for line in body.splitlines() if line.strip() and not line.startswith(":")]
 
 
 def letters(text: str) -> str:

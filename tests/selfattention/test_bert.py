@@ -19,12 +19,12 @@ from selfattention.bert import (
     bert_layer,
     bert_weight_shapes,
     check_bert_weights,
+    concat_heads,
     erf,
     erfc,
     gelu,
     layer_norm,
     linear,
-    merge_heads,
     padding_mask,
     preference_flips,
     random_bert_weights,
@@ -199,15 +199,15 @@ def test_linear_uses_pytorch_layout():
         linear(x, w, np.ones(3))
 
 
-def test_split_and_merge_heads():
+def test_split_and_concat_heads_are_the_multihead_ones():
     x = np.arange(2 * 5 * 12.0).reshape(2, 5, 12)
     h = split_heads(x, 3)
     assert h.shape == (2, 3, 5, 4)
     np.testing.assert_array_equal(h[:, 1], x[..., 4:8])
-    np.testing.assert_array_equal(merge_heads(h), x)
-    with pytest.raises(ValueError, match="num_heads=5 must be positive and divide d=12"):
+    np.testing.assert_array_equal(concat_heads(h), x)
+    with pytest.raises(ValueError, match="h=5 heads must divide d_model=12"):
         split_heads(x, 5)
-    with pytest.raises(TypeError, match="num_heads"):
+    with pytest.raises(TypeError, match="h"):
         split_heads(x, 2.0)
 
 

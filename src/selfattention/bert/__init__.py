@@ -22,6 +22,7 @@ Examples
 (2, 2, 3, 3)
 """
 
+from ..multihead import concat_heads, split_heads
 from .encoder import (
     BertOutput,
     bert_embeddings,
@@ -31,7 +32,7 @@ from .encoder import (
     feed_forward,
     padding_mask,
 )
-from .layers import erf, erfc, gelu, layer_norm, linear, merge_heads, split_heads
+from .layers import erf, erfc, gelu, layer_norm, linear
 from .reading import attention_from_to, preference_flips, token_index
 from .weights import BertConfig, bert_weight_shapes, check_bert_weights, random_bert_weights
 
@@ -45,13 +46,13 @@ __all__ = [
     "bert_self_attention",
     "bert_weight_shapes",
     "check_bert_weights",
+    "concat_heads",
     "erf",
     "erfc",
     "feed_forward",
     "gelu",
     "layer_norm",
     "linear",
-    "merge_heads",
     "padding_mask",
     "preference_flips",
     "random_bert_weights",

@@ -6,9 +6,9 @@ Every step is a short pure function named after its maths:
   :func:`~selfattention.bert.layers.layer_norm`;
 * :func:`bert_self_attention` -- :func:`~selfattention.bert.layers.linear`
   projections to queries, keys and values,
-  :func:`~selfattention.bert.layers.split_heads`, the scores, their
+  :func:`~selfattention.multihead.split_heads`, the scores, their
   softmax and the weighted average of the values, then
-  :func:`~selfattention.bert.layers.merge_heads`;
+  :func:`~selfattention.multihead.concat_heads`;
 * :func:`feed_forward` -- ``linear``, exact ``gelu``, ``linear``;
 * :func:`bert_layer` -- attention and feed-forward, each followed by
   "add the input back, then ``layer_norm``";
@@ -29,8 +29,9 @@ import numpy as np
 
 from .._validate import check_mask
 from ..attention import attention_scores
+from ..multihead import concat_heads, split_heads
 from ..softmax import softmax
-from .layers import gelu, layer_norm, linear, merge_heads, split_heads
+from .layers import gelu, layer_norm, linear
 from .weights import BertConfig, _check_config, check_bert_weights, random_bert_weights  # noqa: F401
 
 
@@ -188,7 +189,7 @@ def bert_self_attention(x, weights: Mapping, layer: int, config: BertConfig, *, 
         scores = np.where(_check_mask(mask, scores.shape), scores, -np.inf)  # (..., h, L, L)
     attn = softmax(scores)  # each row sums to 1
     context = attn @ v  # (..., h, L, L) @ (..., h, L, d_head) -> (..., h, L, d_head)
-    return merge_heads(context), attn, scores  # (..., L, d)
+    return concat_heads(context), attn, scores  # (..., L, d)
 
 
 def feed_forward(x, weights: Mapping, layer: int, config: BertConfig) -> np.ndarray:

@@ -236,82 +236,6 @@ def linear(x, weight, bias) -> np.ndarray:
     return x @ w.T + b  # (..., d_out)
 
 
-def split_heads(x, num_heads: int) -> np.ndarray:
-    """Cut each row into ``num_heads`` slices, one per head.
-
-    Parameters
-    ----------
-    x : array_like, shape (..., L, d)
-        Rows of width ``d = num_heads * d_head``.
-    num_heads : int
-        How many heads; must divide ``d``.
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., num_heads, L, d_head)
-        Head ``h`` sees columns ``h*d_head : (h+1)*d_head``.
-
-    Raises
-    ------
-    TypeError
-        If ``x`` is not numeric or ``num_heads`` is not an integer.
-    ValueError
-        If ``x`` has fewer than 2 dimensions or ``num_heads`` does not
-        divide ``d``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> split_heads(np.arange(8.0).reshape(2, 4), 2)
-    array([[[0., 1.],
-            [4., 5.]],
-    <BLANKLINE>
-           [[2., 3.],
-            [6., 7.]]])
-    """
-    x = as_float_array(x, "x")
-    check_ndim(x, "x", 2, "(..., L, d)")
-    if isinstance(num_heads, bool) or not isinstance(num_heads, numbers.Integral):
-        raise TypeError(f"num_heads must be a positive integer, got {num_heads!r}")
-    *lead, L, d = x.shape
-    if num_heads < 1 or d % num_heads:
-        raise ValueError(f"num_heads={num_heads} must be positive and divide d={d} of x {x.shape}")
-    heads = x.reshape(*lead, L, num_heads, d // num_heads)  # (..., L, h, d_head)
-    return np.swapaxes(heads, -3, -2)  # (..., h, L, d_head)
-
-
-def merge_heads(x) -> np.ndarray:
-    """Undo :func:`split_heads`: put the heads' slices side by side again.
-
-    Parameters
-    ----------
-    x : array_like, shape (..., num_heads, L, d_head)
-        One block per head.
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., L, num_heads * d_head)
-
-    Raises
-    ------
-    TypeError
-        If ``x`` is not numeric.
-    ValueError
-        If ``x`` has fewer than 3 dimensions.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> x = np.arange(8.0).reshape(2, 4)
-    >>> bool((merge_heads(split_heads(x, 2)) == x).all())
-    True
-    """
-    x = as_float_array(x, "x")
-    check_ndim(x, "x", 3, "(..., num_heads, L, d_head)")
-    *lead, h, L, dh = x.shape
-    return np.swapaxes(x, -3, -2).reshape(*lead, L, h * dh)  # (..., L, d)
-
-
 def _param(p, name: str, shape: tuple, x: np.ndarray) -> np.ndarray:
     """A parameter as a real array of ``shape`` in the dtype of ``x`` (no finiteness scan)."""
     arr = np.asarray(p)
@@ -324,4 +248,4 @@ def _param(p, name: str, shape: tuple, x: np.ndarray) -> np.ndarray:
     return arr.astype(x.dtype, copy=False)
 
 
-__all__ = ["erf", "erfc", "gelu", "layer_norm", "linear", "merge_heads", "split_heads"]
+__all__ = ["erf", "erfc", "gelu", "layer_norm", "linear"]
