@@ -293,7 +293,7 @@ def check_cross_weights(weights, x_q=None, x_kv=None, w_q=None, w_k=None) -> Fee
         What the reader computed.
     x_q : array_like, shape (L_q, d_q), optional
         The sequence that looks; defaults to the decoder of
-        :func:`~selfattention.cross.cat_is_sleeping` (die, Katze, schläft).
+        :func:`~selfattention.cat_is_sleeping` (die, Katze, schläft).
     x_kv : array_like, shape (L_kv, d_kv), optional
         The sequence looked at; defaults to its encoder (the, cat, is, sleeping).
     w_q : array_like, shape (d_q, d_k), optional
@@ -313,7 +313,7 @@ def check_cross_weights(weights, x_q=None, x_kv=None, w_q=None, w_k=None) -> Fee
     ------
     TypeError, ValueError
         If ``x_q``, ``x_kv``, ``w_q`` or ``w_k`` is malformed (as in
-        :func:`~selfattention.cross.cross_attention`); a wrong ``weights``
+        :func:`~selfattention.cross_attention`); a wrong ``weights``
         is not an error.
 
     Examples

@@ -4,10 +4,10 @@ The smallest case the book trains has two words, ``apple = [1, 0]`` and
 ``sweet = [0, 1]``, one head and one target: sweet's output should be
 ``[1, 0]``, all apple. With ``W_K = W_V = I`` and
 ``W_Q = [[0, 0], [c, 0]]`` one number ``c`` decides how much sweet looks at
-apple (:func:`apple_sweet_loss`, :func:`apple_sweet_gradient`,
-:func:`descend`). The general case trains the full ``2 x 2`` matrices
+apple (:func:`~selfattention.apple_sweet_loss`, :func:`~selfattention.apple_sweet_gradient`,
+:func:`~selfattention.descend`). The general case trains the full ``2 x 2`` matrices
 ``W_Q``, ``W_K`` and ``W_V`` with their analytic gradients
-(:func:`head_loss_and_gradients`, :func:`train_head`, :func:`training_run`).
+(:func:`~selfattention.head_loss_and_gradients`, :func:`~selfattention.train_head`, :func:`~selfattention.training_run`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ._validate import as_float_array, check_positive_int
 from .exercises import Feedback
 from .head import attention_head
 
-#: The two words of the example, in order (rows of :func:`apple_sweet`).
+#: The two words of the example, in order (rows of :func:`~selfattention.apple_sweet`).
 APPLE_SWEET = ("apple", "sweet")
 #: The word whose output the loss compares with the target (sweet, row 1).
 SWEET = 1
@@ -134,7 +134,7 @@ def apple_sweet_loss(c) -> dict:
 
 
 def apple_sweet_gradient(c) -> float:
-    """The analytic derivative ``d loss / d c`` of :func:`apple_sweet_loss`.
+    """The analytic derivative ``d loss / d c`` of :func:`~selfattention.apple_sweet_loss`.
 
     Sweet's scores are ``[c / sqrt(2), 0]``, so its weight on apple is
     ``s = sigmoid(c / sqrt(2))`` and its output ``[s, 1 - s]``. The loss is
@@ -208,7 +208,7 @@ def descend(c0=0.0, steps=200, learning_rate=LEARNING_RATE):
     steps : int, default 200
         How many steps to take (a positive integer).
     learning_rate : float, default :data:`~selfattention.learning.LEARNING_RATE`
-        As in :func:`gradient_step`.
+        As in :func:`~selfattention.gradient_step`.
 
     Returns
     -------
@@ -218,7 +218,7 @@ def descend(c0=0.0, steps=200, learning_rate=LEARNING_RATE):
     Raises
     ------
     TypeError, ValueError
-        As :func:`gradient_step`, or if ``steps`` is not a positive integer.
+        As :func:`~selfattention.gradient_step`, or if ``steps`` is not a positive integer.
 
     Examples
     --------
@@ -356,7 +356,7 @@ def train_head(w_q, w_k, w_v, *, train=MATRICES, steps=RUN_STEPS, learning_rate=
     """Gradient descent on the matrices named in ``train``; the others stay fixed.
 
     Every step moves each trained matrix against its gradient from
-    :func:`head_loss_and_gradients` (apple and sweet, target ``[1, 0]``).
+    :func:`~selfattention.head_loss_and_gradients` (apple and sweet, target ``[1, 0]``).
 
     Parameters
     ----------
@@ -367,7 +367,7 @@ def train_head(w_q, w_k, w_v, *, train=MATRICES, steps=RUN_STEPS, learning_rate=
     steps : int, default :data:`~selfattention.learning.RUN_STEPS`, keyword-only
         How many steps.
     learning_rate : float, default :data:`~selfattention.learning.LEARNING_RATE`, keyword-only
-        As in :func:`gradient_step`.
+        As in :func:`~selfattention.gradient_step`.
 
     Returns
     -------
@@ -380,7 +380,7 @@ def train_head(w_q, w_k, w_v, *, train=MATRICES, steps=RUN_STEPS, learning_rate=
     Raises
     ------
     TypeError, ValueError
-        As :func:`head_loss_and_gradients` and :func:`gradient_step`, or if
+        As :func:`~selfattention.head_loss_and_gradients` and :func:`~selfattention.gradient_step`, or if
         ``train`` is empty or names an unknown matrix.
 
     Examples
@@ -421,12 +421,12 @@ def training_run(number, *, steps=RUN_STEPS, learning_rate=LEARNING_RATE) -> dic
         1 (``W_Q`` and ``W_K``, ``W_V = I``), 2 (all three from the
         identity), 3 or 4 (all three from the random starts of seeds 1 and 2).
     steps, learning_rate
-        As in :func:`train_head`.
+        As in :func:`~selfattention.train_head`.
 
     Returns
     -------
     dict
-        What :func:`train_head` returns, plus ``number``, ``train``,
+        What :func:`~selfattention.train_head` returns, plus ``number``, ``train``,
         ``start`` and ``sweet_on_apple`` (sweet's weight on apple after
         training).
 
@@ -473,7 +473,7 @@ def check_gradient_step(c_next, c=1.0, learning_rate=LEARNING_RATE) -> Feedback:
     Raises
     ------
     TypeError, ValueError
-        As :func:`gradient_step` (a wrong ``c_next`` is not an error: the
+        As :func:`~selfattention.gradient_step` (a wrong ``c_next`` is not an error: the
         feedback says what is wrong).
 
     Examples

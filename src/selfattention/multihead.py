@@ -70,7 +70,7 @@ def split_heads(x, h):
 
 
 def concat_heads(x):
-    """Put the heads' outputs side by side again: undo :func:`split_heads`.
+    """Put the heads' outputs side by side again: undo :func:`~selfattention.split_heads`.
 
     Parameters
     ----------

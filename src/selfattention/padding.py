@@ -2,7 +2,7 @@
 
 Sentences in a batch are stacked into one array, so the shorter ones are
 filled up with padding tokens to the length ``S`` of the longest. A padding
-token is not a word: no query may read it. :func:`padding_mask` blocks the
+token is not a word: no query may read it. :func:`~selfattention.padding_mask` blocks the
 padded keys of each sentence. Its result has shape ``(batch, 1, S)``: one
 row per sentence, the same for every query (the axis of length 1 broadcasts
 over the ``L`` queries), so it can be passed as ``mask=`` to

@@ -1,14 +1,14 @@
 """Why attention divides its scores by sqrt(d_k): spread, temperature and saturation.
 
-* :func:`dot_product_std` measures the spread of ``q · k`` for random
+* :func:`~selfattention.dot_product_std` measures the spread of ``q · k`` for random
   ``q`` and ``k`` whose entries have mean 0 and standard deviation 1: about
   ``sqrt(d_k)``, and about 1 after dividing by ``sqrt(d_k)``.
-* :func:`softmax_with_temperature` is ``softmax(scores / T)``: a large
+* :func:`~selfattention.softmax_with_temperature` is ``softmax(scores / T)``: a large
   ``T`` softens the weights, a small one sharpens them. Dividing by
   ``sqrt(d_k)`` is a temperature of ``sqrt(d_k)``.
-* :func:`softmax_jacobian` is how much each weight moves when each score
+* :func:`~selfattention.softmax_jacobian` is how much each weight moves when each score
   moves; it vanishes when softmax is nearly one-hot.
-* :func:`saturation` measures, for growing ``d_k``, the largest weight of
+* :func:`~selfattention.saturation` measures, for growing ``d_k``, the largest weight of
   a row and the size of its Jacobian, with or without the division.
 
 Random numbers come from a seeded :class:`numpy.random.Generator`: the same
@@ -224,7 +224,7 @@ def saturation(d_ks, n_keys: int = 10, n_rows: int = 2_000, *, scaled: bool = Fa
     against ``n_keys`` random keys, every entry standard normal. Score them
     (``q · k``, divided by ``sqrt(d_k)`` if ``scaled``), take softmax, and
     average over the rows: the largest weight of the row, and the size of
-    the row's :func:`softmax_jacobian` (its Frobenius norm, the square root
+    the row's :func:`~selfattention.softmax_jacobian` (its Frobenius norm, the square root
     of the sum of its squared entries).
 
     Parameters

@@ -6,9 +6,9 @@ Every step is a short pure function named after its maths:
   :func:`~selfattention.bert.layers.layer_norm`;
 * :func:`bert_self_attention` -- :func:`~selfattention.bert.layers.linear`
   projections to queries, keys and values,
-  :func:`~selfattention.multihead.split_heads`, the scores, their
+  :func:`~selfattention.split_heads`, the scores, their
   softmax and the weighted average of the values, then
-  :func:`~selfattention.multihead.concat_heads`;
+  :func:`~selfattention.concat_heads`;
 * :func:`feed_forward` -- ``linear``, exact ``gelu``, ``linear``;
 * :func:`bert_layer` -- attention and feed-forward, each followed by
   "add the input back, then ``layer_norm``";
