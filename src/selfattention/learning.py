@@ -7,7 +7,8 @@ The smallest case the book trains has two words, ``apple = [1, 0]`` and
 apple (:func:`~selfattention.apple_sweet_loss`, :func:`~selfattention.apple_sweet_gradient`,
 :func:`~selfattention.descend`). The general case trains the full ``2 x 2`` matrices
 ``W_Q``, ``W_K`` and ``W_V`` with their analytic gradients
-(:func:`~selfattention.head_loss_and_gradients`, :func:`~selfattention.train_head`, :func:`~selfattention.training_run`).
+(:func:`~selfattention.head_loss_and_gradients`, :func:`~selfattention.train_head`,
+:func:`~selfattention.training_run`).
 """
 
 from __future__ import annotations
