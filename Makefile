@@ -80,7 +80,7 @@ lighthouse: html _build/lighthouse-tool/.installed-$(LIGHTHOUSE_VERSION)
 	$(BIN)/python tools/lighthouse.py
 
 # Build twice from clean in two folders and compare every output file.
-repro-check: $(STAMP)
+repro-check: runtime
 	$(BIN)/python tools/repro_check.py
 
 # Remove build output but keep the notebook execution cache.

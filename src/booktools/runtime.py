@@ -24,6 +24,7 @@ Run ``python -m booktools.runtime`` to make the files (``make runtime``).
 
 from __future__ import annotations
 
+import fcntl
 import gzip
 import hashlib
 import json
@@ -188,7 +189,19 @@ def _inputs_digest(wheel_sha: str, extra: dict[str, bytes]) -> str:
 
 
 def build(out: Path = DEFAULT_OUT, src: Path = ROOT / "src") -> dict:
-    """Make the runtime files in ``out`` (skipped when they are up to date); return the manifest."""
+    """Make the runtime files in ``out`` (skipped when they are up to date); return the manifest.
+
+    A parallel book build may ask for them from two processes at once (a page
+    that reads the manifest, the licences page): a lock file beside ``out``
+    makes the second wait for the first and then find the files up to date.
+    """
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out.parent / f".{out.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build_unlocked(out, src)
+
+
+def _build_unlocked(out: Path, src: Path) -> dict:
     extra = package_sources(src)
     digest = _inputs_digest(WHEEL_SHA256, extra)
     manifest_path = out / "runtime.json"

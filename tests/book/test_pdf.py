@@ -42,10 +42,12 @@ def pdf(built_book, tmp_path_factory) -> tuple[Path, str]:
             pytest.fail(f"{missing} missing in CI (.ci/run installs texlive)")
         pytest.skip(f"{missing} not installed: apt-get install texlive-xetex texlive-latex-extra latexmk "
                     "poppler-utils fonts-freefont-otf")
-    from booktools.pdf import photograph_labs
-
     out = tmp_path_factory.mktemp("pdf")
-    photograph_labs(built_book, out / "lab-shots")
+    # In its own process, as `make pdf` runs it: a second sync Playwright in this process would fail
+    # once the browser tests' session has started one.
+    shots = subprocess.run([sys.executable, "-m", "booktools.pdf", str(built_book), str(out / "lab-shots")],
+                           cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert shots.returncode == 0, shots.stdout[-3000:] + shots.stderr[-3000:]
     doctrees = built_book.parent / "doctrees"  # the HTML build's: the LaTeX builder only writes
     cmd = [sys.executable, "-m", "sphinx", "-b", "latex", "-n", "-W", "--keep-going", "-c", str(ROOT),
            "-D", f"sa_lab_shots={out / 'lab-shots'}", str(BOOK), str(out / "latex"), "-d", str(doctrees)]
