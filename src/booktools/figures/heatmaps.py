@@ -106,25 +106,47 @@ def plot_layer_means(attentions, tokens: Sequence[str], *, columns: int = 2) -> 
         raise ValueError(f"attentions must have shape (layers, heads, {L}, {L}), got {a.shape}")
     if isinstance(columns, bool) or not isinstance(columns, int) or columns < 1:
         raise ValueError(f"columns must be a positive integer, got {columns!r}")
-    layers = a.shape[0]
-    rows = -(-layers // columns)
     mean = a.mean(axis=1)  # (layers, L, L): average over heads
+    return heatmap_grid(mean, tokens, [f"layer {k}" for k in range(a.shape[0])], columns=columns,
+                        bar_label="weight (0 to 1), averaged over heads", title_in=0.4, margin_in=1.2)
+
+
+def heatmap_grid(tables, tokens: Sequence[str], titles: Sequence[str], *, columns: int, bar_label: str,
+                 title_in: float, margin_in: float) -> Figure:
+    """Tables of weights ``(n, L, L)`` as heatmaps, ``columns`` to a row, on one scale from 0 to 1.
+
+    The shared layout of :func:`plot_layer_means` and
+    :func:`booktools.figures.multihead.plot_heads`: tokens label the rows of
+    the first column and the columns of the last row, one colour bar on top.
+    ``title_in`` is the height kept above each heatmap for its title and
+    ``margin_in`` the height of the bar and the axis titles, in inches.
+
+    Examples
+    --------
+    >>> fig = heatmap_grid(np.full((3, 2, 2), 0.5), ["a", "b"], ["x", "y", "z"], columns=2,
+    ...                    bar_label="weight", title_in=0.25, margin_in=0.9)
+    >>> [ax.get_title() for ax in fig.axes[:3]]
+    ['x', 'y', 'z']
+    """
+    n = len(tables)
+    L = len(tokens)
+    rows = -(-n // columns)
     labels = 0.12 * max(len(t) for t in tokens) + 0.5  # room for the row labels and the axis title
     width = min(MAX_WIDTH_IN, columns * max(1.2, ROW_IN * L) + labels)
     side = (width - labels) / columns - 0.1  # one heatmap
-    fig, axes = subplots(rows, columns, figsize=(width, rows * (side + 0.4) + labels + 1.2),
+    fig, axes = subplots(rows, columns, figsize=(width, rows * (side + title_in) + labels + margin_in),
                          squeeze=False, sharex=True, sharey=True, layout="constrained")
     image = None
     for k, ax in enumerate(axes.flat):
-        if k >= layers:
+        if k >= n:
             fig.delaxes(ax)
             continue
-        image = ax.imshow(mean[k], cmap=CMAP, vmin=0.0, vmax=1.0)
-        ax.set_title(f"layer {k}")
-        _label_tokens(ax, tokens, rows=k % columns == 0, columns=k >= layers - columns)
+        image = ax.imshow(tables[k], cmap=CMAP, vmin=0.0, vmax=1.0)
+        ax.set_title(titles[k])
+        _label_tokens(ax, tokens, rows=k % columns == 0, columns=k >= n - columns)
     bar = fig.colorbar(image, ax=axes, location="top", fraction=0.04, pad=0.01, aspect=30,
                        ticks=[0, 0.25, 0.5, 0.75, 1])
-    bar.set_label("weight (0 to 1), averaged over heads")
+    bar.set_label(bar_label)
     fig.supylabel("token that looks (query)")
     fig.supxlabel("token looked at (key)")
     return finish(fig)
@@ -139,4 +161,4 @@ def _label_tokens(ax, tokens: Sequence[str], *, rows: bool, columns: bool) -> No
     ax.spines[:].set_visible(False)
 
 
-__all__ = ["plot_attention", "plot_layer_means"]
+__all__ = ["heatmap_grid", "plot_attention", "plot_layer_means"]

@@ -14,9 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..style import CMAP, MAX_WIDTH_IN
-from .base import finish, subplots
-from .heatmaps import ROW_IN, _label_tokens
+from .heatmaps import heatmap_grid
 
 
 def plot_heads(weights, tokens: Sequence[str], titles: Sequence[str], *, columns: int = 2) -> Figure:
@@ -62,27 +60,8 @@ def plot_heads(weights, tokens: Sequence[str], titles: Sequence[str], *, columns
         raise ValueError(f"give one title per head: {w.shape[0]} heads, {len(titles)} titles")
     if isinstance(columns, bool) or not isinstance(columns, int) or columns < 1:
         raise ValueError(f"columns must be a positive integer, got {columns!r}")
-    heads = w.shape[0]
-    rows = -(-heads // columns)
-    labels = 0.12 * max(len(t) for t in tokens) + 0.5  # room for the row labels and the axis title
-    width = min(MAX_WIDTH_IN, columns * max(1.2, ROW_IN * L) + labels)
-    side = (width - labels) / columns - 0.1  # one heatmap
-    fig, axes = subplots(rows, columns, figsize=(width, rows * (side + 0.25) + labels + 0.9),
-                         squeeze=False, sharex=True, sharey=True, layout="constrained")
-    image = None
-    for n, ax in enumerate(axes.flat):
-        if n >= heads:
-            fig.delaxes(ax)
-            continue
-        image = ax.imshow(w[n], cmap=CMAP, vmin=0.0, vmax=1.0)
-        ax.set_title(titles[n])
-        _label_tokens(ax, tokens, rows=n % columns == 0, columns=n >= heads - columns)
-    bar = fig.colorbar(image, ax=axes, location="top", fraction=0.04, pad=0.01, aspect=30,
-                       ticks=[0, 0.25, 0.5, 0.75, 1])
-    bar.set_label("weight (0 to 1)")
-    fig.supylabel("token that looks (query)")
-    fig.supxlabel("token looked at (key)")
-    return finish(fig)
+    return heatmap_grid(w, tokens, titles, columns=columns, bar_label="weight (0 to 1)",
+                        title_in=0.25, margin_in=0.9)
 
 
 __all__ = ["plot_heads"]
