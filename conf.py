@@ -14,8 +14,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 
 import selfattention  # noqa: E402
-from booktools.citation import book_bibtex, book_meta, chapters, read_cff  # noqa: E402
-from booktools.publish import build_date, package_versions_table  # noqa: E402
+from booksite.citation import book_bibtex, book_meta, chapters, read_cff  # noqa: E402
+from booksite.publish import build_date, package_versions_table  # noqa: E402
 
 project = "Self-Attention, Computed"
 author = "The Self-Attention, Computed authors"
@@ -43,14 +43,14 @@ myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath", "deflist", "su
 myst_heading_anchors = 3
 
 # --- Citing the book ------------------------------------------------------------
-# One source of truth (booktools.citation): CITATION.cff holds the title, authors
+# One source of truth (booksite.citation): CITATION.cff holds the title, authors
 # and release date, the package the version. The site's address comes from the
 # publishing workflow (SA_SITE_URL) or a `url:` line in CITATION.cff; a build
 # without one leaves the address out of the BibTeX and the sitemap.
 CITATION = book_meta(read_cff(ROOT / "CITATION.cff"), release, url=os.environ.get("SA_SITE_URL", ""))
 release_date = CITATION.date_released
 html_baseurl = CITATION.url
-sa_citation = CITATION  # the "Cite this chapter" boxes (booktools.publish)
+sa_citation = CITATION  # the "Cite this chapter" boxes (booksite.publish)
 sa_build_date = build_date(ROOT)  # deterministic: SOURCE_DATE_EPOCH or the last commit's date
 today = sa_build_date  # the PDF title page's date
 _BIBTEX = "```bibtex\n" + book_bibtex(CITATION) + "\n```"
@@ -162,7 +162,7 @@ html_theme_options = {
                     '<a href="status.html">Build status</a> · <a href="genindex.html">Index</a> · '
                     '<a href="runtime-licences.html">Licences of the in-browser Python</a></p>',
 }
-# Math is rendered at build time as MathML (booktools.mathml): pages carry no math script.
+# Math is rendered at build time as MathML (booksite.mathml): pages carry no math script.
 html_math_renderer = "mathml"
 
 nitpicky = True
@@ -187,14 +187,14 @@ nitpick_ignore_regex = [("py:class", r"(?!selfattention\.).*"),
 html_context = {"default_mode": "auto"}
 
 # --- The interactive layer and the booktools Sphinx extension ----------------
-extensions += ["booktools.sphinxext", "booktools.mathml", "booktools.pagemeta", "booktools.labdata",
-               "booktools.sitecss", "booktools.publish", "booktools.pdf"]
+extensions += ["booksite.sphinxext", "booksite.mathml", "booksite.pagemeta", "booksite.labdata",
+               "booksite.sitecss", "booksite.publish", "booksite.pdf"]
 html_css_files = ["sa/icons.css", "sa/sa.css"]
 html_js_files = [("sa/sa.js", {"type": "module"})]
 
 # --- PDF (`make pdf`): Sphinx's LaTeX builder, xelatex and latexmk ------------------------
 # Figures go in as PNG (myst-nb's LaTeX priority picks image/png); a lab becomes a figure of
-# its opening state, photographed from the built HTML page (booktools.pdf), with the link to its page.
+# its opening state, photographed from the built HTML page (booksite.pdf), with the link to its page.
 latex_engine = "xelatex"
 latex_use_xindy = False  # makeindex ships with texlive-binaries; xindy would be one more package
 # The PDF's root is book/_pdf.md: a preface and the chapters in order. (The HTML front page's

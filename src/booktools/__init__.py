@@ -18,6 +18,6 @@ module                          what it holds
 :mod:`~booktools.machine`       what a measurement ran on
 :mod:`~booktools.selfcheck`     self-checks; :mod:`~booktools.gluing` glue helpers;
                                 :mod:`~booktools.html` HTML blocks;
-                                :mod:`~booktools.sphinxext` the Sphinx extension
+                                :mod:`~booksite.sphinxext` the Sphinx extension
 ==============================  =====================================================
 """

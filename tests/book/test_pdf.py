@@ -45,7 +45,7 @@ def pdf(built_book, tmp_path_factory) -> tuple[Path, str]:
     out = tmp_path_factory.mktemp("pdf")
     # In its own process, as `make pdf` runs it: a second sync Playwright in this process would fail
     # once the browser tests' session has started one.
-    shots = subprocess.run([sys.executable, "-m", "booktools.pdf", str(built_book), str(out / "lab-shots")],
+    shots = subprocess.run([sys.executable, "-m", "booksite.pdf", str(built_book), str(out / "lab-shots")],
                            cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert shots.returncode == 0, shots.stdout[-3000:] + shots.stderr[-3000:]
     doctrees = built_book.parent / "doctrees"  # the HTML build's: the LaTeX builder only writes
@@ -67,7 +67,7 @@ def pdf(built_book, tmp_path_factory) -> tuple[Path, str]:
 @pytest.mark.book
 @pytest.mark.browser
 def test_pdf_has_a_chapter_for_every_chapter(pdf):
-    from booktools.citation import chapters
+    from booksite.citation import chapters
 
     _, text = pdf
     titles = [t for _, t in chapters((BOOK / "index.md").read_text(encoding="utf-8")).values()]

@@ -36,7 +36,7 @@ GLOSSARY_TERMS = ["query", "key", "value", "score", "attention weight", "softmax
 
 
 def chapters() -> dict[str, tuple[int, str]]:
-    from booktools.citation import chapters as parse
+    from booksite.citation import chapters as parse
 
     return parse((BOOK / "index.md").read_text(encoding="utf-8"))
 
@@ -134,7 +134,7 @@ def test_page_addresses_are_slugs_and_every_page_is_listed():
 
 @pytest.mark.book
 def test_the_built_site_keeps_every_published_address(built_book):
-    from booktools.publish import read_redirects
+    from booksite.publish import read_redirects
 
     redirects = read_redirects(BOOK / "_redirects.txt")
     lost = [url for url in published_urls() if not (built_book / url).exists()]
@@ -156,7 +156,7 @@ def test_citation_cff_is_valid_cff_1_2():
 
 def test_chapter_bibtex_comes_from_citation_cff_and_the_package():
     import selfattention
-    from booktools.citation import book_meta, chapter_bibtex, read_cff
+    from booksite.citation import book_meta, chapter_bibtex, read_cff
 
     meta = book_meta(read_cff(ROOT / "CITATION.cff"), selfattention.__version__, url="https://example.org/b")
     number, title = chapters()["weighted-average"]
@@ -262,7 +262,7 @@ def test_pages_workflow_parses_and_publishes_make_html():
 def test_sitemap_and_404_base_are_written_when_the_site_has_an_address(tmp_path):
     from types import SimpleNamespace
 
-    from booktools import publish
+    from booksite import publish
 
     (tmp_path / "404.html").write_text('<head><meta charset="utf-8">\n</head>', encoding="utf-8")
     (tmp_path / "src").mkdir()

@@ -75,7 +75,7 @@ def read_config(built_book: Path, page_path: str, lab_id: str) -> dict:
         rf'<div class="sa-lab" data-lab="[a-z0-9-]+" id="{re.escape(lab_id)}">'
         r'<script type="application/json" class="sa-lab-config"( data-src="([^"]+)")?>(.*?)</script>', html, re.S)
     assert found, f"{page_path} has no lab {lab_id}"
-    if found.group(2):  # a large configuration lives in its own file (booktools.labdata)
+    if found.group(2):  # a large configuration lives in its own file (booksite.labdata)
         return json.loads((built_book / page_path).parent.joinpath(found.group(2)).read_text(encoding="utf-8"))
     return json.loads(found.group(3).replace("<\\/", "</"))
 

@@ -1,4 +1,4 @@
-"""Run buttons (booktools.runcells): the reader's code runs in Chromium, offline.
+"""Run buttons (booksite.runcells): the reader's code runs in Chromium, offline.
 
 Python is loaded once for the module (one page, kept open); the tests then
 run cells in that page as a reader would, in this order: a cell, the

@@ -28,7 +28,7 @@ AXE = ROOT / "tests" / "vendor" / "axe-core" / "axe.min.js"
 WEIGHT_BUDGET_KB = 600
 REPORT: dict[str, dict] = {}
 
-# Formulas are MathML written at build time (booktools.mathml): no script renders them.
+# Formulas are MathML written at build time (booksite.mathml): no script renders them.
 RAW_MATH = """() => Array.from(document.querySelectorAll('.math'))
   .filter(el => !el.querySelector('math'))
   .map(el => el.textContent.slice(0, 60))"""

@@ -6,7 +6,7 @@ import { initSelfChecks } from "./selfcheck.js";
 import { initShortcuts } from "./shortcuts.js";
 
 // A large configuration is not in the page but in a file beside it (data-src, written by
-// booktools.labdata at build time), so that the page's text arrives first.
+// booksite.labdata at build time), so that the page's text arrives first.
 async function readConfig(el) {
   const block = el.querySelector(":scope > script.sa-lab-config");
   if (!block) return {};

@@ -69,7 +69,7 @@ export function initShortcuts() {
     }
   });
   // The theme's print and full-screen buttons, without inline handlers
-  // (the build moves their onclick code here: see booktools.sphinxext).
+  // (the build moves their onclick code here: see booksite.sphinxext).
   for (const el of document.querySelectorAll("[data-sa-action]")) {
     el.addEventListener("click", () => {
       if (el.dataset.saAction === "print") window.print();

@@ -1,4 +1,4 @@
-// Run buttons on a page's code cells and code exercises (booktools.runcells).
+// Run buttons on a page's code cells and code exercises (booksite.runcells).
 //
 // The page is complete without this module: it only adds buttons. Python
 // (runtime.js, in a Worker) is downloaded at the first Run, never before.

@@ -4,7 +4,7 @@ A Sphinx extension (``extensions`` in ``conf.py``):
 
 * every chapter named in the ``CHAPTERS`` list of ``book/index.md`` ends
   with a "Cite this chapter" box whose BibTeX comes from
-  :func:`booktools.citation.chapter_bibtex`: a new chapter gets it as soon as
+  :func:`booksite.citation.chapter_bibtex`: a new chapter gets it as soon as
   the front page lists its page;
 * every page gets OpenGraph ``<meta>`` tags (title, description, site name,
   type and, when the site has an address, its URL); they load nothing;
@@ -283,7 +283,7 @@ def setup(app):
     """
     app.add_config_value("sa_citation", None, "html")
     app.add_config_value("sa_build_date", "", "html")
-    # After booktools.pagemeta has added the description (default priority 500).
+    # After booksite.pagemeta has added the description (default priority 500).
     app.connect("html-page-context", _page_context, priority=600)
     app.connect("build-finished", _build_finished, priority=400)
     app.connect("doctree-resolved", _absolute_notebook_links)

@@ -151,7 +151,7 @@ def resolve_roles(text: str, refs: References, cited: list[str] | None = None) -
                     raise NotebookExportError(f"{{eq}} to {label!r}, which has no number")
                 return refs.numbers[label]
             return text or label
-        if role == "notebook":  # a notebook download (booktools.publish): its file name
+        if role == "notebook":  # a notebook download (booksite.publish): its file name
             return f"`{content}.ipynb`"
         if role == "term":  # a glossary link: its text
             titled = _TITLED.match(content)

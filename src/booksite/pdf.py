@@ -8,7 +8,7 @@ lab's output by a figure of that PNG whose caption names the page where the
 lab is interactive. A lab with no photograph is a build warning, so with
 ``-W`` the PDF is never made without one.
 
-Run ``python -m booktools.pdf HTML_DIR OUT_DIR`` to take the photographs.
+Run ``python -m booksite.pdf HTML_DIR OUT_DIR`` to take the photographs.
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def lab_figures(app, doctree, docname: str) -> int:
 
                 logging.getLogger(__name__).warning(
                     f"no photograph of lab {lab_id!r} of {page} for the PDF: `make pdf` takes them "
-                    "(python -m booktools.pdf)", location=bundle)
+                    "(python -m booksite.pdf)", location=bundle)
                 continue
             title = name.replace("-", " ")
             figure = nodes.figure(classes=["sa-lab-figure"])
@@ -182,6 +182,6 @@ def setup(app):
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:
-        sys.exit("usage: python -m booktools.pdf HTML_DIR OUT_DIR")
+        sys.exit("usage: python -m booksite.pdf HTML_DIR OUT_DIR")
     for path in photograph_labs(Path(sys.argv[1]), Path(sys.argv[2])):
         print(path)

@@ -19,7 +19,7 @@ committed. This module makes, in ``_build/runtime/``:
 Only this module and ``book/_static/sa/run/runtime.js`` know the runtime;
 swapping it (say for Pyodide) changes those two alone.
 
-Run ``python -m booktools.runtime`` to make the files (``make runtime``).
+Run ``python -m booksite.runtime`` to make the files (``make runtime``).
 """
 
 from __future__ import annotations

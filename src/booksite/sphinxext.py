@@ -3,14 +3,14 @@
 * Every page that holds code cells can be downloaded as a Jupyter notebook
   that a student can use (``_notebooks/<page>.ipynb``), and a page with
   exercises also with its solutions (``_notebooks/<page>-solutions.ipynb``);
-  see :mod:`booktools.notebooks`. Links sit under the page title and in
+  see :mod:`booksite.notebooks`. Links sit under the page title and in
   every solution box.
 * Every HTML page gets a Content-Security-Policy ``<meta>`` tag. Scripts run
   only from the site itself; the few inline scripts that the theme writes
   are allowed by their SHA-256 hash, computed here from the final HTML. The
   theme's two inline ``onclick`` handlers are moved to ``_static/sa/``.
   ``'wasm-unsafe-eval'`` lets the browser compile WebAssembly (the Python
-  that runs a reader's cells, :mod:`booktools.runcells`); nothing else is
+  that runs a reader's cells, :mod:`booksite.runcells`); nothing else is
   evaluated, so neither ``'unsafe-eval'`` nor ``'unsafe-inline'`` is allowed.
 """
 
@@ -209,7 +209,7 @@ def _check_balance(app, pagename, templatename, context, doctree):
     """Warn (an error with ``-W``) when a page's choice checks can be guessed."""
     from sphinx.util import logging
 
-    from .selfcheck import balance_problems
+    from booktools.selfcheck import balance_problems
 
     for problem in balance_problems(context.get("body", "")):
         logging.getLogger(__name__).warning(f"self-checks of {pagename}: {problem}",
@@ -306,11 +306,11 @@ def setup(app):
     >>> app = App()
     >>> setup(app)["parallel_read_safe"], app.translator, app.events
     (True, ('html', 'BookHTMLTranslator'), ['html-page-context', 'html-page-context', 'build-finished', \
-'booktools.runcells'])
+'booksite.runcells'])
     """
     app.set_translator("html", _translator_class(), override=True)
     app.connect("html-page-context", _check_balance)
     app.connect("html-page-context", _add_download_link)
     app.connect("build-finished", _build_finished)
-    app.setup_extension("booktools.runcells")
+    app.setup_extension("booksite.runcells")
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

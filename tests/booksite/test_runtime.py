@@ -1,4 +1,4 @@
-"""booktools.runtime: the runtime files are trimmed, reproducible and checked."""
+"""booksite.runtime: the runtime files are trimmed, reproducible and checked."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from booktools import runtime
+from booksite import runtime
 
 
 def test_keep_entry_keeps_numpy_and_the_stdlib_but_not_other_packages():

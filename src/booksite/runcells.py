@@ -14,7 +14,7 @@ module added only to pages that have such cells) adds the buttons, so the
 page is complete without it. Python itself (about 27 MB) is downloaded at
 the first Run, never before.
 
-The runtime files come from :mod:`booktools.runtime`; they are copied to
+The runtime files come from :mod:`booksite.runtime`; they are copied to
 ``_static/sa/run/runtime/`` when the build ends. The directive
 ``{runtime-licences}`` lists their licence notices.
 """

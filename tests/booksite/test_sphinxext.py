@@ -2,7 +2,7 @@
 
 import pytest
 
-from booktools.sphinxext import apply_csp, inline_script_hashes
+from booksite.sphinxext import apply_csp, inline_script_hashes
 
 PAGE = '<html><head><meta charset="utf-8" />\n<script>a()</script></head>' \
        '<body><button onclick="window.print()">p</button></body></html>'
@@ -14,7 +14,7 @@ def test_csp_allows_inline_scripts_only_by_hash():
     script_src = next(p for p in policy.split(";") if p.strip().startswith("script-src"))
     assert inline_script_hashes(PAGE)[0] in script_src
     assert "'unsafe-inline'" not in script_src and "'unsafe-eval'" not in script_src
-    assert "'wasm-unsafe-eval'" in script_src  # compiling the reader's Python (booktools.runcells)
+    assert "'wasm-unsafe-eval'" in script_src  # compiling the reader's Python (booksite.runcells)
 
 
 def test_theme_onclick_handlers_become_data_attributes():
@@ -37,8 +37,8 @@ def test_json_data_blocks_need_no_hash():
 
 
 def test_a_page_whose_choices_can_be_guessed_fails_the_build(caplog):
+    from booksite.sphinxext import _check_balance
     from booktools.selfcheck import choose_check
-    from booktools.sphinxext import _check_balance
 
     wrong = {"a wrong option": "h", "another wrong one": "h", "a third wrong": "h"}
     ids = [f"c{i}" for i in range(40)

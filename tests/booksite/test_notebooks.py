@@ -5,7 +5,7 @@ import base64
 import nbformat
 import pytest
 
-from booktools.notebooks import (
+from booksite.notebooks import (
     NotebookExportError,
     References,
     chapter_notebooks,

@@ -7,7 +7,7 @@
   ``book/index.md``, the same list that draws the front page's table.
 
 ``conf.py`` builds the book's entry with :func:`book_bibtex`, and the Sphinx
-extension (:mod:`booktools.sphinxext`) puts a "Cite this chapter" box with
+extension (:mod:`booksite.sphinxext`) puts a "Cite this chapter" box with
 :func:`chapter_bibtex` at the end of every chapter in that list.
 """
 
