@@ -6,16 +6,17 @@ Build with ``sphinx-build -n -W --keep-going -c . book _build/html``
 
 from __future__ import annotations
 
-import hashlib
 import os
-import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent
+import selfattention
+from booksite.bibliography import STYLE as AUTHOR_YEAR_STYLE
+from booksite.citation import book_bibtex, book_meta, chapters, read_cff
+from booksite.execution import cache_path
+from booksite.publish import build_date, package_versions_table
+from booksite.sphinxext import notebook_list
 
-import selfattention  # noqa: E402
-from booksite.citation import book_bibtex, book_meta, chapters, read_cff  # noqa: E402
-from booksite.publish import build_date, package_versions_table  # noqa: E402
+ROOT = Path(__file__).resolve().parent
 
 project = "Self-Attention, Computed"
 author = "The Self-Attention, Computed authors"
@@ -32,6 +33,7 @@ extensions = [
     "sphinx_exercise",
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
+    "booksite",  # the site's machinery: every feature, in its order (src/booksite/__init__.py)
 ]
 
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "jupyter_execute"]
@@ -55,52 +57,15 @@ sa_build_date = build_date(ROOT)  # deterministic: SOURCE_DATE_EPOCH or the last
 today = sa_build_date  # the PDF title page's date
 _BIBTEX = "```bibtex\n" + book_bibtex(CITATION) + "\n```"
 # The chapters' notebooks, listed on the front page and in the PDF (from CHAPTERS in book/index.md).
-_notebook_list = "\n".join(
-    f"- {number}. {{doc}}`{page}`: {{notebook}}`{page}`"
-    + (f" and {{notebook}}`{page}-solutions`" if re.search(r"^:{3,}\{solution", (ROOT / "book" / f"{page}.md")
-                                                             .read_text(encoding="utf-8"), re.M) else "")
-    for page, (number, _title) in chapters((ROOT / "book" / "index.md").read_text(encoding="utf-8")).items())
+_notebook_list = notebook_list(ROOT / "book", chapters((ROOT / "book" / "index.md").read_text(encoding="utf-8")))
 myst_substitutions = {"version": release, "release_date": release_date, "cite_bibtex": _BIBTEX,
                       "build_date": sa_build_date, "package_versions": package_versions_table(),
                       "notebook_list": _notebook_list}
 numfig = True
 numfig_format = {"figure": "Figure %s", "table": "Table %s", "code-block": "Listing %s"}
-
-
-
-def _source_digest() -> str:
-    """Hash of the package sources: pages re-execute when the code they call changes.
-
-    jupyter-cache keys a page on its own cells only; keying the cache folder
-    on src/ as well means no page can show output of an older package.
-    """
-    h = hashlib.sha256()
-    for path in sorted((ROOT / "src").rglob("*.py")):
-        h.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()[:12]
-
-
 nb_execution_mode = "cache"
-# The cache lives beside the HTML output, not inside it: `make clean` keeps it.
-nb_execution_cache_path = str(
-    Path(os.environ.get("SA_JUPYTER_CACHE", ROOT / "_build" / ".jupyter_cache")) / _source_digest()
-)
-
-
-def _create_cache_db(path: str) -> None:
-    """Create the cache database here, in the main process, before the build starts.
-
-    With ``-j 2`` Sphinx reads pages in two worker processes; if the database
-    did not exist yet, both would try to create its tables and one would fail
-    with "table settings already exists".
-    """
-    from jupyter_cache.cache.db import create_db
-
-    Path(path).mkdir(parents=True, exist_ok=True)
-    create_db(path).dispose()
-
-
-_create_cache_db(nb_execution_cache_path)
+# Kept per version of the code the pages run, beside the HTML output: `make clean` keeps it (booksite.execution).
+nb_execution_cache_path = cache_path(ROOT)
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
 nb_execution_timeout = 300
@@ -110,41 +75,9 @@ nb_ipywidgets_js = {}  # never load widget scripts from another host
 
 # --- Bibliography -----------------------------------------------------------
 # The text cites author-year ("Vaswani et al. (2017)"), so the list is labelled
-# the same way, not [1]-[10]: pybtex's plain style with author-year labels.
-def _register_author_year_style() -> str:
-    from pybtex.plugin import register_plugin
-    from pybtex.richtext import Text
-    from pybtex.style.formatting.plain import Style as PlainStyle
-    from pybtex.style.labels import BaseLabelStyle
-
-    class AuthorYearLabels(BaseLabelStyle):
-        """'Vaswani et al., 2017', 'Jain and Wallace, 2019'; a, b, ... when two agree."""
-
-        def format_labels(self, sorted_entries):
-            labels = []
-            for entry in sorted_entries:
-                people = entry.persons.get("author") or entry.persons.get("editor") or []
-                last = [Text.from_latex(" ".join(p.last_names)).render_as("text") for p in people]
-                who = (last[0] if len(last) == 1 else " and ".join(last) if len(last) == 2
-                       else f"{last[0]} et al." if last else entry.key)
-                labels.append(f"{who}, {entry.fields.get('year', 'n.d.')}")
-            for label in labels:
-                same = [i for i, other in enumerate(labels) if other == label]
-                if len(same) > 1:
-                    for n, i in enumerate(same):
-                        labels[i] = f"{label}{'abcdefghijklmnopqrstuvwxyz'[n]}"
-            yield from labels
-
-    class AuthorYearStyle(PlainStyle):
-        default_label_style = "author_year"
-
-    register_plugin("pybtex.style.labels", "author_year", AuthorYearLabels, force=True)
-    register_plugin("pybtex.style.formatting", "plain_author_year", AuthorYearStyle, force=True)
-    return "plain_author_year"
-
-
+# the same way, not [1]-[10]: pybtex's plain style with author-year labels (booksite.bibliography).
 bibtex_bibfiles = ["book/references.bib"]
-bibtex_default_style = _register_author_year_style()
+bibtex_default_style = AUTHOR_YEAR_STYLE
 bibtex_reference_style = "author_year"
 
 # --- HTML ---------------------------------------------------------------------
@@ -186,9 +119,7 @@ nitpick_ignore_regex = [("py:class", r"(?!selfattention\.).*"),
 # pydata-sphinx-theme logs "Got invalid theme mode" unless a mode is named.
 html_context = {"default_mode": "auto"}
 
-# --- The interactive layer and the booktools Sphinx extension ----------------
-extensions += ["booksite.sphinxext", "booksite.mathml", "booksite.pagemeta", "booksite.labdata",
-               "booksite.sitecss", "booksite.publish", "booksite.pdf"]
+# --- The site's own styles and script ------------------------------------------------
 html_css_files = ["sa/icons.css", "sa/sa.css"]
 html_js_files = [("sa/sa.js", {"type": "module"})]
 

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
+
+from booksite.serve import serve
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
@@ -33,21 +32,11 @@ def built_book(tmp_path_factory) -> Path:
     return out / "html"
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # keep test output clean
-        pass
-
-
 @pytest.fixture(scope="session")
 def site_url(built_book) -> str:
     """Serve the built book on 127.0.0.1 at a free port; yield its base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(built_book))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serve(built_book) as base:
+        yield base
 
 
 def in_ci() -> bool:

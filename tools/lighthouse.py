@@ -19,20 +19,16 @@ The script reports; it fails only if Lighthouse itself cannot run.
 from __future__ import annotations
 
 import argparse
-import functools
-import gzip
-import http.server
-import io
 import json
 import os
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
+from booksite.serve import GzipHandler, serve
+
 ROOT = Path(__file__).resolve().parents[1]
-COMPRESSIBLE = (".html", ".js", ".mjs", ".css", ".svg", ".json", ".txt", ".map", ".xml", ".ipynb")
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 TIMINGS = {
     "fcp_s": "first-contentful-paint",
@@ -44,39 +40,9 @@ TIMINGS = {
 SKIP = {"genindex.html", "search.html"}  # generated index and search: not chapters
 
 
-class GzipHandler(http.server.SimpleHTTPRequestHandler):
-    """Static files, gzip-compressed when the client accepts it (text types only)."""
-
-    def log_message(self, *args):
-        pass
-
-    def send_head(self):
-        path = Path(self.translate_path(self.path))
-        if path.is_dir():
-            path = path / "index.html"
-        accepts = "gzip" in self.headers.get("Accept-Encoding", "")
-        if not (accepts and path.is_file() and path.suffix in COMPRESSIBLE):
-            return super().send_head()
-        body = gzip.compress(path.read_bytes(), compresslevel=6, mtime=0)
-        self.send_response(200)
-        self.send_header("Content-Type", self.guess_type(str(path)))
-        self.send_header("Content-Encoding", "gzip")
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "max-age=3600")
-        self.end_headers()
-        return io.BytesIO(body)
-
-
 def chapter_pages(html: Path) -> list[str]:
     """Every page of the book: the build's top-level HTML files, bar index and search."""
     return sorted(p.name for p in html.glob("*.html") if p.name not in SKIP)
-
-
-def serve(html: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    handler = functools.partial(GzipHandler, directory=str(html))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 def run_lighthouse(tool: Path, url: str, keep: Path | None = None) -> dict:
@@ -143,9 +109,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.html} holds no built book: run `make html` first", file=sys.stderr)
         return 2
     pages = args.pages or chapter_pages(args.html)
-    server, base = serve(args.html)
     results = {}
-    try:
+    with serve(args.html, GzipHandler) as base:
         for page in pages:
             print(f"lighthouse {page} ...", file=sys.stderr, flush=True)
             reports = args.out.parent / "lighthouse-reports"
@@ -154,9 +119,6 @@ def main(argv: list[str] | None = None) -> int:
                           key=lambda r: r["performance"])
             results[page] = runs[len(runs) // 2]
             results[page]["performance_runs"] = [r["performance"] for r in runs]
-    finally:
-        server.shutdown()
-        server.server_close()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     print(table(results))

@@ -7,13 +7,12 @@ unthrottled, throttled to 10 Mbit/s (DevTools protocol), and again from the cach
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
 import time
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
+
+from booksite.serve import QuietHandler, serve
 
 SITE = Path(__file__).resolve().parents[1] / "_build" / "html"
 
@@ -21,11 +20,8 @@ SITE = Path(__file__).resolve().parents[1] / "_build" / "html"
 SENT = {"bytes": 0}
 
 
-class Quiet(http.server.SimpleHTTPRequestHandler):
+class Counting(QuietHandler):
     """Serves the site and counts the bytes of every response body (the Worker's too)."""
-
-    def log_message(self, *args):
-        pass
 
     def copyfile(self, source, outputfile):
         data = source.read()
@@ -73,10 +69,8 @@ def first_result(context, url, mbit=None):
 
 
 def main():
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(SITE)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/weighted-average.html"
-    with sync_playwright() as pw:
+    with serve(SITE, Counting) as base, sync_playwright() as pw:
+        url = f"{base}/weighted-average.html"
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium",
                                      args=["--headless", "--no-sandbox", "--disable-gpu"])
         for label, mbit in (("127.0.0.1", None), ("10 Mbit/s", 10)):
@@ -88,7 +82,6 @@ def main():
                 print(f"second visit (cache): first result after {again:.1f} s, {sent2 / 1e6:.2f} MB transferred")
             context.close()
         browser.close()
-    server.shutdown()
 
 
 if __name__ == "__main__":

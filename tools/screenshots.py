@@ -14,11 +14,10 @@ pixel, so text sizes can be read off the image).
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import sys
-import threading
 from pathlib import Path
+
+from booksite.serve import serve
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,11 +28,6 @@ OPEN_EVERYTHING = """() => {
     if (b.getAttribute('aria-expanded') === 'false') b.click();
   });
 }"""
-
-
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,12 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     from PIL import Image
     from playwright.sync_api import sync_playwright
 
-    handler = functools.partial(Quiet, directory=str(args.html))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
     args.out.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as pw:
+    with serve(args.html) as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium",
                                      args=["--headless", "--no-sandbox", "--disable-gpu"])
         for width in widths:
@@ -86,7 +76,6 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{stem}: {img.height} px tall, {n + 1} slices", flush=True)
                 context.close()
         browser.close()
-    server.shutdown()
     return 0
 
 

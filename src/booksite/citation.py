@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
 _MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
 _CHAPTER = re.compile(r'^\s*\(\s*"(?P<title>[^"]+)",\s*(?:"(?P<page>[\w-]+)"|None)', re.M)
 
@@ -42,8 +44,6 @@ class BookMeta:
 
 def read_cff(path: Path) -> dict:
     """``CITATION.cff`` as a dictionary (it is YAML)."""
-    import yaml
-
     return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
 
 

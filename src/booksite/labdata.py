@@ -94,16 +94,17 @@ def _build_finished(app, exception):
             page.write_text(new, encoding="utf-8")
 
 
-def setup(app):
-    """Register the extension with Sphinx (``extensions`` in ``conf.py``).
+def setup_labdata(app) -> None:
+    """Move the large lab configurations out of the pages when the build ends.
 
     Examples
     --------
-    >>> class App:  # a stand-in that records what the extension asks for
+    >>> class App:  # a stand-in that records what the feature asks for
     ...     def connect(self, event, handler): self.event = event
     >>> app = App()
-    >>> setup(app)["parallel_read_safe"], app.event
-    (True, 'build-finished')
+    >>> setup_labdata(app)
+    >>> app.event
+    'build-finished'
     """
     app.connect("build-finished", _build_finished)
-    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
+

@@ -18,6 +18,8 @@ import re
 
 from docutils import nodes
 from docutils.utils.math import latex2mathml
+from sphinx.util import logging
+from sphinx.util.math import get_node_equation_number
 
 #: Whole-formula environments that only wrap a formula: the converter reads their body.
 _WRAPPERS = re.compile(
@@ -114,8 +116,6 @@ def _mathml_or_warn(translator, node, latex: str, block: bool) -> str:
     try:
         return tex_to_mathml(latex, block=block)
     except ValueError as exc:
-        from sphinx.util import logging
-
         logging.getLogger(__name__).warning(str(exc), location=node)
         return f"<code>{translator.encode(latex)}</code>"
 
@@ -129,8 +129,6 @@ def visit_math(self, node: nodes.math) -> None:
 
 def visit_displaymath(self, node: nodes.math_block) -> None:
     """Displayed math: ``<div class="math">`` with the equation number, if any."""
-    from sphinx.util.math import get_node_equation_number
-
     self.body.append(self.starttag(node, "div", CLASS="math notranslate"))
     if node.get("number") and not node.get("nowrap", False):
         number = get_node_equation_number(self, node)
@@ -143,16 +141,17 @@ def visit_displaymath(self, node: nodes.math_block) -> None:
     raise nodes.SkipNode
 
 
-def setup(app):
-    """Register the ``mathml`` renderer (``extensions`` in ``conf.py``).
+def setup_mathml(app) -> None:
+    """Register the ``mathml`` renderer (``html_math_renderer = "mathml"`` in ``conf.py``).
 
     Examples
     --------
-    >>> class App:  # a stand-in that records what the extension asks for
+    >>> class App:  # a stand-in that records what the feature asks for
     ...     def add_html_math_renderer(self, name, inline, block): self.name = name
     >>> app = App()
-    >>> setup(app)["parallel_read_safe"], app.name
-    (True, 'mathml')
+    >>> setup_mathml(app)
+    >>> app.name
+    'mathml'
     """
     app.add_html_math_renderer("mathml", (visit_math, None), (visit_displaymath, None))
-    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
+

@@ -60,16 +60,17 @@ def _add_description(app, pagename, templatename, context, doctree):
             f'\n<meta name="description" content="{html.escape(text, quote=True)}" />'
 
 
-def setup(app):
-    """Register the extension with Sphinx (``extensions`` in ``conf.py``).
+def setup_pagemeta(app, *, page_context: int) -> None:
+    """Add each page's description to its ``<meta>`` tags when the page is written (at ``page_context``).
 
     Examples
     --------
-    >>> class App:  # a stand-in that records what the extension asks for
-    ...     def connect(self, event, handler): self.event = event
+    >>> class App:  # a stand-in that records what the feature asks for
+    ...     def connect(self, event, handler, priority=500): self.event = (event, priority)
     >>> app = App()
-    >>> setup(app)["parallel_read_safe"], app.event
-    (True, 'html-page-context')
+    >>> setup_pagemeta(app, page_context=500)
+    >>> app.event
+    ('html-page-context', 500)
     """
-    app.connect("html-page-context", _add_description)
-    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
+    app.connect("html-page-context", _add_description, priority=page_context)
+

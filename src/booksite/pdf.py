@@ -13,12 +13,16 @@ Run ``python -m booksite.pdf HTML_DIR OUT_DIR`` to take the photographs.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
 import sys
-import threading
 from pathlib import Path
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util import logging
+
+from .serve import serve
 
 _LAB = re.compile(r'<div class="sa-lab" data-lab="(?P<name>[\w-]+)" id="(?P<id>[\w-]+)">')
 CHROMIUM = "/usr/bin/chromium"
@@ -46,43 +50,32 @@ def labs_in(html: str) -> list[tuple[str, str]]:
     return [(m.group("name"), m.group("id")) for m in _LAB.finditer(html)]
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 def photograph_labs(html_dir: Path, out_dir: Path, width: int = 900) -> list[Path]:
     """Save a PNG of every lab of the built site as it opens; return the files written."""
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import sync_playwright  # here: only `make pdf` needs Playwright and Chromium
 
     html_dir, out_dir = Path(html_dir), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     pages = {p.stem: labs_in(p.read_text(encoding="utf-8")) for p in sorted(html_dir.glob("*.html"))}
     pages = {page: labs for page, labs in pages.items() if labs}
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(html_dir)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     written = []
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM)
-            context = browser.new_context(viewport={"width": width, "height": 900}, device_scale_factor=2,
-                                          color_scheme="light", reduced_motion="reduce")
-            context.add_init_script("try { localStorage.setItem('mode', 'light'); } catch (e) {}")
-            for page_name, labs in pages.items():
-                page = context.new_page()
-                page.goto(f"http://127.0.0.1:{server.server_address[1]}/{page_name}.html", wait_until="networkidle")
-                for _, lab_id in labs:
-                    lab = page.locator(f"#{lab_id}")
-                    page.wait_for_selector(f"#{lab_id}.sa-lab-ready", timeout=30_000)
-                    lab.scroll_into_view_if_needed()
-                    target = out_dir / shot_name(page_name, lab_id)
-                    lab.screenshot(path=str(target), animations="disabled")
-                    written.append(target)
-                page.close()
-            browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(html_dir) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM)
+        context = browser.new_context(viewport={"width": width, "height": 900}, device_scale_factor=2,
+                                      color_scheme="light", reduced_motion="reduce")
+        context.add_init_script("try { localStorage.setItem('mode', 'light'); } catch (e) {}")
+        for page_name, labs in pages.items():
+            page = context.new_page()
+            page.goto(f"{base}/{page_name}.html", wait_until="networkidle")
+            for _, lab_id in labs:
+                lab = page.locator(f"#{lab_id}")
+                page.wait_for_selector(f"#{lab_id}.sa-lab-ready", timeout=30_000)
+                lab.scroll_into_view_if_needed()
+                target = out_dir / shot_name(page_name, lab_id)
+                lab.screenshot(path=str(target), animations="disabled")
+                written.append(target)
+            page.close()
+        browser.close()
     return written
 
 
@@ -90,9 +83,6 @@ def photograph_labs(html_dir: Path, out_dir: Path, width: int = 900) -> list[Pat
 
 def _page_of(node) -> str:
     """The page a node came from in the LaTeX builder's one big doctree."""
-    from docutils import nodes
-    from sphinx import addnodes
-
     # Sphinx marks each inlined page with start_of_file and its sections with "docname".
     while node is not None:
         if isinstance(node, (addnodes.start_of_file, nodes.section)) and node.get("docname"):
@@ -103,8 +93,6 @@ def _page_of(node) -> str:
 
 def lab_figures(app, doctree, docname: str) -> int:
     """Replace each lab output by a figure of its photograph; return how many were replaced."""
-    from docutils import nodes
-
     shots = Path(app.config.sa_lab_shots)
     base = app.config.html_baseurl
     base = (base if base.endswith("/") else base + "/") if base else ""
@@ -121,8 +109,6 @@ def lab_figures(app, doctree, docname: str) -> int:
         for name, lab_id in labs:
             path = shots / shot_name(page, lab_id)
             if not path.exists():
-                from sphinx.util import logging
-
                 logging.getLogger(__name__).warning(
                     f"no photograph of lab {lab_id!r} of {page} for the PDF: `make pdf` takes them "
                     "(python -m booksite.pdf)", location=bundle)
@@ -147,37 +133,33 @@ def lab_figures(app, doctree, docname: str) -> int:
     return done
 
 
-def _transform_class():
-    from sphinx.transforms.post_transforms import SphinxPostTransform
+class LabFigures(SphinxPostTransform):
+    """LaTeX only: labs become figures, before myst-nb picks one output per bundle (priority 4)."""
 
-    class LabFigures(SphinxPostTransform):
-        """LaTeX only: labs become figures, before myst-nb picks one output per bundle (priority 4)."""
+    default_priority = 3
+    builders = ("latex",)
 
-        default_priority = 3
-        builders = ("latex",)
-
-        def run(self, **kwargs):
-            lab_figures(self.app, self.document, self.env.docname)
-
-    return LabFigures
+    def run(self, **kwargs):
+        lab_figures(self.app, self.document, self.env.docname)
 
 
-def setup(app):
-    """Register the extension with Sphinx (``extensions`` in ``conf.py``).
+def setup_pdf(app) -> None:
+    """LaTeX only: each lab's output becomes a figure of its photograph (``sa_lab_shots``).
 
     Examples
     --------
-    >>> class App:  # a stand-in that records what the extension asks for
+    >>> class App:  # a stand-in that records what the feature asks for
     ...     def __init__(self): self.events = []
     ...     def add_config_value(self, name, default, rebuild): self.value = name
     ...     def add_post_transform(self, cls): self.events.append(cls.__name__)
     >>> app = App()
-    >>> setup(app)["parallel_read_safe"], app.value, app.events
-    (True, 'sa_lab_shots', ['LabFigures'])
+    >>> setup_pdf(app)
+    >>> app.value, app.events
+    ('sa_lab_shots', ['LabFigures'])
     """
     app.add_config_value("sa_lab_shots", "", "")  # only the LaTeX writer reads it
-    app.add_post_transform(_transform_class())
-    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
+    app.add_post_transform(LabFigures)
+
 
 
 if __name__ == "__main__":

@@ -19,10 +19,17 @@ from __future__ import annotations
 import datetime as _dt
 import html
 import os
+import platform
 import re
 import subprocess
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from docutils import nodes
+
+from .citation import chapter_bibtex, chapters
+from .sphinxext import NOTEBOOK_DIR
 
 #: Pages with no place in the sitemap (they are not content).
 NOT_IN_SITEMAP = {"404", "search", "genindex"}
@@ -130,9 +137,6 @@ def package_versions_table(packages=STATUS_PACKAGES) -> str:
     >>> print(package_versions_table(["numpy"]).splitlines()[2].startswith("| Python | 3."))
     True
     """
-    import platform
-    from importlib.metadata import PackageNotFoundError, version
-
     rows = ["| package | version |", "|---|---|", f"| Python | {platform.python_version()} |"]
     for name in packages:
         try:
@@ -181,16 +185,12 @@ def redirect_page(target: str, title: str) -> str:
 def _chapters(app) -> dict[str, tuple[int, str]]:
     cache = getattr(app, "_sa_chapters", None)
     if cache is None:
-        from .citation import chapters
-
         cache = chapters((Path(app.srcdir) / "index.md").read_text(encoding="utf-8"))
         app._sa_chapters = cache
     return cache
 
 
 def _page_context(app, pagename, templatename, context, doctree):
-    from .citation import chapter_bibtex
-
     base = app.config.html_baseurl
     if base and not base.endswith("/"):
         base += "/"
@@ -242,10 +242,6 @@ def notebook_role(name, rawtext, text, lineno, inliner, options=None, content=No
     Online the link is relative (``_notebooks/page.ipynb``); in the PDF it is
     made absolute with the site's address (:class:`NotebookLinksInPrint`).
     """
-    from docutils import nodes
-
-    from .sphinxext import NOTEBOOK_DIR
-
     page = text.strip()
     if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", page):
         msg = inliner.reporter.error(f"notebook role: {page!r} is not a page name", line=lineno)
@@ -259,33 +255,32 @@ def _absolute_notebook_links(app, doctree, docname):
     """In the PDF (LaTeX builder) a notebook link points at the published site, if it has an address."""
     if app.builder.format != "latex" or not app.config.html_baseurl:
         return
-    from docutils import nodes
-
     base = app.config.html_baseurl if app.config.html_baseurl.endswith("/") else app.config.html_baseurl + "/"
     for ref in doctree.findall(nodes.reference):
         if "sa-notebook" in ref.get("classes", []) and not ref["refuri"].startswith("http"):
             ref["refuri"] = base + ref["refuri"]
 
 
-def setup(app):
-    """Register the extension with Sphinx (``extensions`` in ``conf.py``).
+def setup_publish(app, *, page_context: int, build_finished: int) -> None:
+    """Cite boxes and Open Graph tags (at ``page_context``), redirects and the sitemap (at ``build_finished``).
 
     Examples
     --------
-    >>> class App:  # a stand-in that records what the extension asks for
+    >>> class App:  # a stand-in that records what the feature asks for
     ...     def __init__(self): self.events, self.values = [], []
     ...     def add_config_value(self, name, default, rebuild): self.values.append(name)
-    ...     def connect(self, event, handler, priority=500): self.events.append(event)
+    ...     def connect(self, event, handler, priority=500): self.events.append((event, priority))
     ...     def add_role(self, name, role): self.role = name
     >>> app = App()
-    >>> setup(app)["parallel_read_safe"], app.values, app.events, app.role
-    (True, ['sa_citation', 'sa_build_date'], ['html-page-context', 'build-finished', 'doctree-resolved'], 'notebook')
+    >>> setup_publish(app, page_context=600, build_finished=400)
+    >>> app.values, app.events, app.role  # doctest: +NORMALIZE_WHITESPACE
+    (['sa_citation', 'sa_build_date'],
+     [('html-page-context', 600), ('build-finished', 400), ('doctree-resolved', 500)], 'notebook')
     """
     app.add_config_value("sa_citation", None, "html")
     app.add_config_value("sa_build_date", "", "html")
-    # After booksite.pagemeta has added the description (default priority 500).
-    app.connect("html-page-context", _page_context, priority=600)
-    app.connect("build-finished", _build_finished, priority=400)
+    app.connect("html-page-context", _page_context, priority=page_context)
+    app.connect("build-finished", _build_finished, priority=build_finished)
     app.connect("doctree-resolved", _absolute_notebook_links)
     app.add_role("notebook", notebook_role)
-    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
+

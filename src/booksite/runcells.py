@@ -28,6 +28,8 @@ from pathlib import Path
 from docutils import nodes
 from docutils.parsers.rst import Directive
 
+from .runtime import DEFAULT_OUT, WHEEL_REQUIREMENT, build
+
 #: Where the runtime files live in the site.
 SITE_DIR = "_static/sa/run/runtime"
 #: The vendored WASI shim (book/_static/vendor/), named with its version.
@@ -62,11 +64,7 @@ def _add_run_script(app, pagename, templatename, context, doctree):
 def _copy_runtime(app, exception):
     if exception is not None or app.builder.format != "html":
         return
-    from .runtime import build
-
     build()
-    from .runtime import DEFAULT_OUT
-
     target = Path(app.outdir) / SITE_DIR
     if target.exists():
         shutil.rmtree(target)
@@ -79,8 +77,6 @@ class RuntimeLicences(Directive):
     has_content = False
 
     def run(self):
-        from .runtime import DEFAULT_OUT, WHEEL_REQUIREMENT, build
-
         env = self.state.document.settings.env
         manifest = build(DEFAULT_OUT)
         up = "../" * env.docname.count("/")
@@ -99,7 +95,7 @@ class RuntimeLicences(Directive):
         return [nodes.raw("", html, format="html")]
 
 
-def setup(app):
+def setup_runcells(app) -> None:
     """Register Run buttons, the runtime files and ``{runtime-licences}``.
 
     Examples
@@ -109,10 +105,10 @@ def setup(app):
     ...     def connect(self, event, handler): self.events.append(event)
     ...     def add_directive(self, name, cls): self.directives.append(name)
     >>> app = App()
-    >>> setup(app)["parallel_read_safe"], app.events, app.directives
-    (True, ['html-page-context', 'build-finished'], ['runtime-licences'])
+    >>> setup_runcells(app)
+    >>> app.events, app.directives
+    (['html-page-context', 'build-finished'], ['runtime-licences'])
     """
     app.connect("html-page-context", _add_run_script)
     app.connect("build-finished", _copy_runtime)
     app.add_directive("runtime-licences", RuntimeLicences)
-    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -32,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -119,8 +120,6 @@ def package_sources(src: Path) -> dict[str, bytes]:
     Sources only (``.py``), without the pytest ``conftest.py``, and a
     minimal ``dist-info`` so that ``selfattention.__version__`` is right.
     """
-    import tomllib
-
     files = {}
     pkg = src / "selfattention"
     for path in sorted(pkg.rglob("*.py")):

@@ -235,17 +235,17 @@ def _build_finished(app, exception):
             old.unlink()
 
 
-def setup(app):
-    """Register the extension with Sphinx (``extensions`` in ``conf.py``).
+def setup_sitecss(app, *, build_finished: int) -> None:
+    """Bundle each page's stylesheets when the build ends (at ``build_finished``).
 
     Examples
     --------
-    >>> class App:  # a stand-in that records what the extension asks for
-    ...     def connect(self, event, handler, priority=500): self.event = event
+    >>> class App:  # a stand-in that records what the feature asks for
+    ...     def connect(self, event, handler, priority=500): self.event = (event, priority)
     >>> app = App()
-    >>> setup(app)["parallel_read_safe"], app.event
-    (True, 'build-finished')
+    >>> setup_sitecss(app, build_finished=900)
+    >>> app.event
+    ('build-finished', 900)
     """
-    # Late: the theme rewrites _static/pygments.css in its own build-finished handler.
-    app.connect("build-finished", _build_finished, priority=900)
-    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
+    app.connect("build-finished", _build_finished, priority=build_finished)
+

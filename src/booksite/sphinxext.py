@@ -1,4 +1,4 @@
-"""Sphinx extension of the book: notebook downloads and a strict CSP.
+"""The pages' HTML: notebook downloads, a strict CSP and the bibliography's list roles.
 
 * Every page that holds code cells can be downloaded as a Jupyter notebook
   that a student can use (``_notebooks/<page>.ipynb``), and a page with
@@ -18,10 +18,20 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
+from jupyter_cache import get_cache
+from myst_nb.core.read import read_myst_markdown_notebook
+from sphinx.util import logging
+from sphinx.writers.html5 import HTML5Translator
+
+from booktools.selfcheck import balance_problems
+
+from .notebooks import References, bib_citations, chapter_notebooks
 
 NOTEBOOK_DIR = "_notebooks"
 
@@ -126,8 +136,6 @@ INSTALL_MODEL = (
 
 def book_references(app):
     """The numbers, section titles and citations of the whole book, for notebooks."""
-    from .notebooks import References, bib_citations
-
     env = app.env
     labels = env.domaindata["std"]["labels"]
     formats = dict(app.config.numfig_format)
@@ -154,9 +162,6 @@ def _executed_notebook(app, docname: str, executed_dir: Path):
     ``jupyter_execute/`` without outputs.
     """
     if app.config.nb_execution_mode == "cache":
-        from jupyter_cache import get_cache
-        from myst_nb.core.read import read_myst_markdown_notebook
-
         nb = read_myst_markdown_notebook(Path(app.env.doc2path(docname)).read_text(encoding="utf-8"))
         try:
             return get_cache(app.config.nb_execution_cache_path).merge_match_into_notebook(nb)[1]
@@ -175,11 +180,6 @@ def write_chapter_notebooks(app, docname: str, refs) -> list[Path]:
     leaves in ``jupyter_execute/`` beside the HTML output, with its glued
     values. Returns the paths written.
     """
-    import json
-    from dataclasses import replace
-
-    from .notebooks import chapter_notebooks
-
     executed_dir = Path(app.outdir).parent / "jupyter_execute"
     executed = _executed_notebook(app, docname, executed_dir)
     glue_path = executed_dir / f"{docname}.glue.json"
@@ -207,18 +207,42 @@ def write_chapter_notebooks(app, docname: str, refs) -> list[Path]:
 
 def _check_balance(app, pagename, templatename, context, doctree):
     """Warn (an error with ``-W``) when a page's choice checks can be guessed."""
-    from sphinx.util import logging
-
-    from booktools.selfcheck import balance_problems
-
     for problem in balance_problems(context.get("body", "")):
         logging.getLogger(__name__).warning(f"self-checks of {pagename}: {problem}",
                                             location=pagename)
 
 
-def _has_solutions(app, docname: str) -> bool:
-    text = Path(app.env.doc2path(docname)).read_text(encoding="utf-8")
-    return re.search(r"^:{3,}\{solution", text, re.M) is not None
+def has_solutions(path: Path) -> bool:
+    """Whether a page holds a solution (a ``:::{solution}`` block), so it gets a solutions notebook.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.md"
+    >>> _ = p.write_text("# X\\n\\n::::{solution} ex-1\\nIt is 3.\\n::::\\n")
+    >>> has_solutions(p)
+    True
+    """
+    return re.search(r"^:{3,}\{solution", path.read_text(encoding="utf-8"), re.M) is not None
+
+
+def notebook_list(book: Path, chapters: dict[str, tuple[int, str]]) -> str:
+    """The front page's list of chapter notebooks (MyST): each chapter, its notebook and its solutions.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> book = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (book / "a.md").write_text("# A\\n")
+    >>> _ = (book / "b.md").write_text("# B\\n:::{solution} ex\\nyes\\n:::\\n")
+    >>> print(notebook_list(book, {"a": (1, "A"), "b": (2, "B")}))
+    - 1. {doc}`a`: {notebook}`a`
+    - 2. {doc}`b`: {notebook}`b` and {notebook}`b-solutions`
+    """
+    return "\n".join(
+        f"- {number}. {{doc}}`{page}`: {{notebook}}`{page}`"
+        + (f" and {{notebook}}`{page}-solutions`" if has_solutions(book / f"{page}.md") else "")
+        for page, (number, _title) in chapters.items())
 
 
 _SOLUTION_BOX = re.compile(r'(<div class="solution dropdown admonition"[^>]*>.*?<section id="solution-content">)',
@@ -230,7 +254,7 @@ def _add_download_link(app, pagename, templatename, context, doctree):
         return
     up = "../" * pagename.count("/")
     base = f"{up}{NOTEBOOK_DIR}/{pagename}"
-    solved = _has_solutions(app, pagename)
+    solved = has_solutions(Path(app.env.doc2path(pagename)))
     extra = (f', and <a href="{base}-solutions.ipynb" download>the same with the solutions</a>'
              if solved else "")
     link = (
@@ -274,43 +298,36 @@ def _build_finished(app, exception):
             page.write_text(new, encoding="utf-8")
 
 
-def _translator_class():
-    from sphinx.writers.html5 import HTML5Translator
+class BookHTMLTranslator(HTML5Translator):
+    """HTML5 writer whose bibliography list holds list items.
 
-    class BookHTMLTranslator(HTML5Translator):
-        """HTML5 writer whose bibliography list holds list items.
+    docutils gives each entry ``role="doc-biblioentry"`` inside
+    ``role="list"``; that role is deprecated and a list may only hold
+    ``listitem`` children (axe rule ``aria-required-children``).
+    """
 
-        docutils gives each entry ``role="doc-biblioentry"`` inside
-        ``role="list"``; that role is deprecated and a list may only hold
-        ``listitem`` children (axe rule ``aria-required-children``).
-        """
-
-        def visit_citation(self, node):
-            if not isinstance(node.previous_sibling(), type(node)):
-                self.body.append('<div role="list" class="citation-list">\n')
-            self.body.append(self.starttag(node, "div", classes=[node.tagname], role="listitem"))
-
-    return BookHTMLTranslator
+    def visit_citation(self, node):
+        if not isinstance(node.previous_sibling(), type(node)):
+            self.body.append('<div role="list" class="citation-list">\n')
+        self.body.append(self.starttag(node, "div", classes=[node.tagname], role="listitem"))
 
 
-def setup(app):
-    """Register the extension with Sphinx (``extensions`` in ``conf.py``).
+def setup_html(app, *, build_finished: int) -> None:
+    """The HTML writer, the self-check balance, notebook downloads and, at ``build_finished``, the CSP.
 
     Examples
     --------
-    >>> class App:  # a stand-in that records what the extension asks for
+    >>> class App:  # a stand-in that records what the feature asks for
     ...     def __init__(self): self.events = []
     ...     def set_translator(self, name, cls, override): self.translator = (name, cls.__name__)
-    ...     def connect(self, event, handler): self.events.append(event)
-    ...     def setup_extension(self, name): self.events.append(name)
+    ...     def connect(self, event, handler, priority=500): self.events.append((event, priority))
     >>> app = App()
-    >>> setup(app)["parallel_read_safe"], app.translator, app.events
-    (True, ('html', 'BookHTMLTranslator'), ['html-page-context', 'html-page-context', 'build-finished', \
-'booksite.runcells'])
+    >>> setup_html(app, build_finished=500)
+    >>> app.translator, app.events
+    (('html', 'BookHTMLTranslator'), [('html-page-context', 500), ('html-page-context', 500), \
+('build-finished', 500)])
     """
-    app.set_translator("html", _translator_class(), override=True)
+    app.set_translator("html", BookHTMLTranslator, override=True)
     app.connect("html-page-context", _check_balance)
     app.connect("html-page-context", _add_download_link)
-    app.connect("build-finished", _build_finished)
-    app.setup_extension("booksite.runcells")
-    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
+    app.connect("build-finished", _build_finished, priority=build_finished)
