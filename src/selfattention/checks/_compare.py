@@ -106,10 +106,13 @@ class Diagnoses:
     generic : iterable of str
         The ids of :data:`GENERIC` this checker can give; a slip of the
         same id rewords it.
+    register : bool, default True, keyword-only
+        Record them in :data:`REGISTRY`, which the tests enumerate.
 
     Examples
     --------
-    >>> d = Diagnoses("check_demo", "Right: {n} values.", {"twice": "You doubled it."}, generic=["value"])
+    >>> d = Diagnoses("check_demo", "Right: {n} values.", {"twice": "You doubled it."}, generic=["value"],
+    ...               register=False)
     >>> d.ids
     ('value', 'twice')
     >>> print(d.right(n=3)), print(d.wrong("twice"))
@@ -119,7 +122,7 @@ class Diagnoses:
     """
 
     def __init__(self, checker: str, right: str, slips: Mapping[str, str],
-                 generic: Iterable[str] = tuple(GENERIC)) -> None:
+                 generic: Iterable[str] = tuple(GENERIC), *, register: bool = True) -> None:
         generic = tuple(generic)
         unknown = set(generic) - set(GENERIC)
         if unknown:
@@ -127,7 +130,10 @@ class Diagnoses:
         self.checker = checker
         self._right = right
         self.templates = {**{g: GENERIC[g] for g in generic if g not in slips}, **dict(slips)}
-        REGISTRY[checker] = self
+        if register:
+            if checker in REGISTRY:
+                raise ValueError(f"{checker} already declares its diagnoses")
+            REGISTRY[checker] = self
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -291,7 +297,7 @@ def read_answer(value, name: str, diagnoses: Diagnoses, *, exact: bool = False):
 
 def compare(answer, expected, diagnoses: Diagnoses, *, name: str, layout: str,
             slips: Iterable[tuple] = (), shape_tips: Mapping[tuple, str] | None = None,
-            right: Mapping | None = None, exact: bool = False,
+            tip_fields: Mapping | None = None, right: Mapping | None = None, exact: bool = False,
             fallback: Callable[[np.ndarray, float], Feedback | None] | None = None) -> Feedback:
     """Judge ``answer`` against ``expected``, in the order every checker uses.
 
@@ -323,6 +329,8 @@ def compare(answer, expected, diagnoses: Diagnoses, *, name: str, layout: str,
         Typical wrong answers, with the id of their diagnosis and its fields.
     shape_tips : dict of tuple to str, optional
         For a wrong shape, the id of the diagnosis that explains it.
+    tip_fields : dict, optional
+        The fields of those diagnoses' templates.
     right : dict, optional
         The fields of the checker's "right" template.
     exact : bool, default False
@@ -336,7 +344,7 @@ def compare(answer, expected, diagnoses: Diagnoses, *, name: str, layout: str,
 
     Examples
     --------
-    >>> d = Diagnoses("check_demo2", "Right.", {"doubled": "You doubled it."})
+    >>> d = Diagnoses("check_demo", "Right.", {"doubled": "You doubled it."}, register=False)
     >>> e = np.array([1.0, 2.0])
     >>> print(compare(np.float32(e), e, d, name="x", layout="two numbers."))
     ✓ Right.
@@ -363,7 +371,7 @@ def compare(answer, expected, diagnoses: Diagnoses, *, name: str, layout: str,
         tip = (shape_tips or {}).get(got.shape)
         if tip is None:
             return Feedback(False, message, "shape")
-        return Feedback(False, f"{message} {diagnoses.text(tip)}", tip)
+        return Feedback(False, f"{message} {diagnoses.text(tip, **(tip_fields or {}))}", tip)
     if not exact and not np.all(np.isfinite(got)):
         return diagnoses.wrong("not-finite", name=name)
     if fallback is not None:

@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 from .. import cost
+from .._validate import check_positive_int
 from ..sparse import sliding_window_mask
 from ._compare import Diagnoses, Feedback
 
@@ -86,6 +87,7 @@ def check_score_memory(n_bytes, n: int = 32_768, heads: int = 32, dtype="bf16") 
     >>> print(check_score_memory(cost.score_bytes(32_768, "bf16")))
     ✗ That is one head: the layer has 32 heads, each with its own table of scores.
     """
+    n, heads = check_positive_int(n, "n"), check_positive_int(heads, "heads")
     expected = cost.score_bytes(n, dtype, heads=heads)
     per = cost.dtype_bytes(dtype)
     words = {"heads": heads, "per": per, "dtype": dtype}
@@ -155,6 +157,9 @@ def check_window_count(count, n: int = 1000, w: int = 100) -> Feedback:
     ✗ That is the rule of thumb n(w + 1). The first 100 tokens have fewer than 100 tokens
     before them, so their windows are shorter.
     """
+    n = check_positive_int(n, "n")
+    if isinstance(w, bool) or not isinstance(w, numbers.Integral) or w < 0:
+        raise ValueError(f"w must be an integer >= 0, got {w!r}")
     expected = int(sliding_window_mask(n, w).sum())
     got = _count(count)
     if got is None:

@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 
 from .. import minilm
-from ..bert import attention_from_to
+from ..bert import attention_from_to, token_index
 from ._compare import Diagnoses, Feedback, compare, two_numbers
 
 #: The sentences of the two exercises.
@@ -66,6 +66,19 @@ COUNTS = Diagnoses("check_head_counts", "Right: {more} of the {n} heads give {fi
 def _encoded(sentence: str):
     enc = minilm.encode(sentence)
     return enc.tokens, np.asarray(enc.attentions, dtype=np.float64)   # (layers, heads, L, L)
+
+
+def _table(sentence, source, targets, names) -> tuple[tuple, np.ndarray, np.ndarray]:
+    """The tokens, the attentions and the weights from ``source`` to ``targets``, with errors that name the argument."""
+    if not isinstance(sentence, str) or not sentence.strip():
+        raise TypeError(f"sentence must be a non-empty string, got {sentence!r}")
+    tokens, attentions = _encoded(sentence)
+    for name, token in zip(names, (source, *targets)):
+        try:
+            token_index(tokens, token)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"{name}: {err}") from None
+    return tokens, attentions, attention_from_to(attentions, tokens, source, list(targets))
 
 
 def _index(value):
@@ -128,8 +141,8 @@ def check_strongest_head(weights, layer, head=None, *, sentence: str = RIVER, so
     >>> print(check_strongest_head(to_river, to_river.argmax()))  # doctest: +ELLIPSIS
     ✗ ... is the flat index of the largest weight, counting over all 72 heads. Turn it into ...
     """
-    tokens, attentions = _encoded(sentence)
-    expected = attention_from_to(attentions, tokens, source, [target])[..., 0]   # (layers, heads)
+    tokens, attentions, expected = _table(sentence, source, [target], ("source", "target"))
+    expected = expected[..., 0]                                                  # (layers, heads)
     layers, heads = expected.shape
     one = {"source": source, "target": target, "expected": expected.shape}
     table = compare(
@@ -137,7 +150,7 @@ def check_strongest_head(weights, layer, head=None, *, sentence: str = RIVER, so
         right={"layer": 0, "head": 0, "weight": 0, **one},
         slips=[(attention_from_to(attentions, tokens, target, [source])[..., 0], "reversed", one)],
         shape_tips={(layers, heads, 1): "extra-axis", (heads, layers): "heads-first",
-                    attentions.shape[-2:]: "one-head"},
+                    attentions.shape[-2:]: "one-head"}, tip_fields=one,
     )
     if not table.ok:
         return table
@@ -214,8 +227,11 @@ def check_head_counts(n_more, n_strong, *, sentence: str = KEYS, source: str = "
     >>> print(check_head_counts(w.shape[0] * w.shape[1] - more.sum(), 0))  # doctest: +ELLIPSIS
     ✗ That counts the heads that prefer 'cabinet': compare w[..., 0] > w[..., 1], with 'keys' first.
     """
-    tokens, attentions = _encoded(sentence)
-    w = attention_from_to(attentions, tokens, source, list(targets))   # (layers, heads, 2)
+    if isinstance(targets, str) or len(targets) != 2:
+        raise ValueError(f"targets must be a pair of tokens, got {targets!r}")
+    if isinstance(min_weight, bool) or not isinstance(min_weight, numbers.Real) or not 0 <= min_weight <= 1:
+        raise ValueError(f"min_weight must be a number from 0 to 1, got {min_weight!r}")
+    _, _, w = _table(sentence, source, targets, ("source", "targets", "targets"))   # (layers, heads, 2)
     first, second = targets
     more = w[..., 0] > w[..., 1]                                        # (layers, heads)
     right_more = int(more.sum())
