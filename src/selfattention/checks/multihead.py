@@ -6,7 +6,7 @@ import numpy as np
 
 from .._validate import as_float_array
 from ..multihead import split_heads
-from ._compare import Diagnoses, Feedback, close, precision, read_answer, rounded_to
+from ._compare import Diagnoses, Feedback, close, precision, read_answer, rounded_to, wrong_value
 
 SPLIT_HEADS = Diagnoses(
     "check_split_heads",
@@ -20,7 +20,8 @@ SPLIT_HEADS = Diagnoses(
                          "heads to the front.",
         "dealt-out": "The columns were dealt out in turn (head 0 got columns 0, h, 2h, ...). Each head takes a "
                      "block of d_head columns side by side.",
-        "head-wrong": "Head {i} is wrong: it should hold columns {first_col} to {last_col} of every word.",
+        "head-wrong": "Head {i} is wrong{where}: {got} where {expected} was expected. It should hold columns "
+                      "{first_col} to {last_col} of every word.",
     }, generic=("not-numbers", "shape", "not-finite", "rounded"))
 
 
@@ -101,4 +102,5 @@ def check_split_heads(q_heads, q=None, h: int = 2) -> Feedback:
         return SPLIT_HEADS.wrong("rounded", decimals=decimals)
     # A head outside the tolerance exists: the whole array's tolerance is at least each head's.
     i = next(i for i in range(h) if not close(got[i], expected[i], eps))
-    return SPLIT_HEADS.wrong("head-wrong", i=i, first_col=i * d_head, last_col=(i + 1) * d_head - 1)
+    return SPLIT_HEADS.wrong("head-wrong", i=i, first_col=i * d_head, last_col=(i + 1) * d_head - 1,
+                             **wrong_value(got[i], expected[i], eps))

@@ -5,15 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..rnn import _check_w, _check_x, rnn_states
-from ._compare import Diagnoses, Feedback, close, compare
+from ._compare import Diagnoses, Feedback, close, compare, wrong_value
 
 RNN_STATES = Diagnoses("check_rnn_states", "Right: one summary per word, and every value matches.", {
     "only-last": "Keep the summary after every word, not only the last.",
     "no-tanh": "These are the sums before tanh: apply np.tanh at every step.",
     "not-carried": "Each summary ignores the one before it: add w * h to the word before tanh.",
-    "later-wrong": "The first summary is right but a later one is not: carry h from one word to the next "
-                   "(h = np.tanh(w * h + x_t)).",
-    "first-wrong": "The first summary is wrong: start from h = 0, so h after the first word is np.tanh(x[0]).",
+    "later-wrong": "The first summary is right but a later one is wrong{where}: {got} where {expected} was "
+                   "expected. Carry h from one word to the next (h = np.tanh(w * h + x_t)).",
+    "first-wrong": "The first summary is wrong{where}: {got} where {expected} was expected. Start from h = 0, "
+                   "so h after the first word is np.tanh(x[0]).",
 }, generic=("not-numbers", "shape", "not-finite", "rounded"))
 
 
@@ -68,7 +69,8 @@ def check_rnn_states(states, x, w: float) -> Feedback:
         linear[t] = h
 
     def later(got, eps):
-        return RNN_STATES.wrong("later-wrong" if close(got[0], expected[0], eps) else "first-wrong")
+        first = close(got[0], expected[0], eps)
+        return RNN_STATES.wrong("later-wrong" if first else "first-wrong", **wrong_value(got, expected, eps))
 
     return compare(states, expected, RNN_STATES, name="states", layout="one summary per word.",
                    slips=[(linear, "no-tanh", {}), (np.tanh(x), "not-carried", {})],

@@ -17,7 +17,7 @@ def test_checker_accepts_the_right_loop_and_names_the_usual_slips():
     assert "first summary is wrong" in check_rnn_states(wrong_first, x, w).message
     later = rnn_states(x, w).copy()
     later[2] += 0.1
-    assert "carry h" in check_rnn_states(later, x, w).message
+    assert "Carry h" in check_rnn_states(later, x, w).message
     assert not check_rnn_states("abc", x, w)
 
 
