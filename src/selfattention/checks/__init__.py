@@ -2,24 +2,24 @@
 
 One module per chapter topic, and one shared compare step:
 
-* :mod:`~selfattention.checks._compare` -- :class:`Feedback`, the tolerance,
+* ``_compare`` -- :class:`~selfattention.Feedback`, the tolerance,
   the shape tips and the message format every checker uses, and
-  :class:`~selfattention.checks._compare.Diagnoses`, the list of messages
+  ``Diagnoses``, the list of messages
   each checker declares (a test triggers every one);
-* :mod:`~selfattention.checks.blend` -- :func:`check_blend` (chapter 1);
-* :mod:`~selfattention.checks.rnn` -- :func:`check_rnn_states` (chapter 2);
-* :mod:`~selfattention.checks.scores` -- :func:`check_scores` (chapter 3)
-  and :func:`check_head_scores` (chapter 4);
-* :mod:`~selfattention.checks.learning` -- :func:`check_gradient_step` (chapter 5);
-* :mod:`~selfattention.checks.scaling` -- :func:`check_scaled_row` (chapter 6);
-* :mod:`~selfattention.checks.head` -- :func:`check_head` (chapter 7);
-* :mod:`~selfattention.checks.masks` -- :func:`check_causal_mask` (chapter 8);
-* :mod:`~selfattention.checks.cross` -- :func:`check_cross_weights` (chapter 9);
-* :mod:`~selfattention.checks.model` -- :func:`check_strongest_head` and
-  :func:`check_head_counts` (chapter 10);
-* :mod:`~selfattention.checks.cost` -- :func:`check_score_memory` and
-  :func:`check_window_count` (chapter 11);
-* :mod:`~selfattention.checks.multihead` -- :func:`check_split_heads` (chapter 12).
+* ``blend`` -- :func:`~selfattention.check_blend` (chapter 1);
+* ``rnn`` -- :func:`~selfattention.check_rnn_states` (chapter 2);
+* ``scores`` -- :func:`~selfattention.check_scores` (chapter 3)
+  and :func:`~selfattention.check_head_scores` (chapter 4);
+* ``learning`` -- :func:`~selfattention.check_gradient_step` (chapter 5);
+* ``scaling`` -- :func:`~selfattention.check_scaled_row` (chapter 6);
+* ``head`` -- :func:`~selfattention.check_head` (chapter 7);
+* ``masks`` -- :func:`~selfattention.check_causal_mask` (chapter 8);
+* ``cross`` -- :func:`~selfattention.check_cross_weights` (chapter 9);
+* ``model`` -- :func:`~selfattention.check_strongest_head` and
+  :func:`~selfattention.check_head_counts` (chapter 10);
+* ``cost`` -- :func:`~selfattention.check_score_memory` and
+  :func:`~selfattention.check_window_count` (chapter 11);
+* ``multihead`` -- :func:`~selfattention.check_split_heads` (chapter 12).
 
 A value counts as right within 100 eps (|expected| + the largest |expected|),
 eps being the machine epsilon of the answer: float32's for float32 arrays (as

@@ -65,7 +65,7 @@ class Feedback:
     """The verdict of a checker: ``ok`` and a message written for the reader.
 
     ``slip`` names the diagnosis that fired (one of the checker's declared
-    :attr:`Diagnoses.ids`); it is ``""`` for a right answer.
+    ``Diagnoses.ids``); it is ``""`` for a right answer.
 
     Examples
     --------
