@@ -302,6 +302,19 @@ CASES: tuple[BadInput, ...] = (
     BadInput("train_head", "`steps` = 2.5", "steps", (_I, _I, _I), {"steps": 2.5}),
     BadInput("training_run", "`number` = 5, not a run", "number", (5,)),
     BadInput("check_gradient_step", "`c` is NaN", "c", (1.0,), {"c": float("nan")}),
+    # the checkers of chapters 10 and 11 -----------------------------------------
+    BadInput("check_score_memory", "`n` = 0", "n", (1,), {"n": 0}),
+    BadInput("check_score_memory", "`heads` = 2.5", "heads", (1,), {"heads": 2.5}),
+    BadInput("check_score_memory", "`dtype` = \"float7\"", "dtype", (1,), {"dtype": "float7"}),
+    BadInput("check_window_count", "`n` = 0", "n", (1,), {"n": 0}),
+    BadInput("check_window_count", "`w` = -1", "w", (1,), {"w": -1}),
+    BadInput("check_strongest_head", "`source` is not a token of the sentence", "source", (np.zeros((6, 12)), 0, 0),
+             {"source": "dog"}),
+    BadInput("check_strongest_head", "`sentence` is not a string", "sentence", (np.zeros((6, 12)), 0, 0),
+             {"sentence": 3}),
+    BadInput("check_head_counts", "`targets` of three tokens", "targets", (1, 1),
+             {"targets": ("keys", "cabinet", "table")}),
+    BadInput("check_head_counts", "`min_weight` = 2", "min_weight", (1, 1), {"min_weight": 2}),
 )
 
 

@@ -10,6 +10,13 @@ The rule of the book is:
   printed number is at most the true one;
 - after "about": round to the nearest.
 
+"About" has a meaning that can fail: "about ``text``" holds when the value
+rounds to the text shown, that is, when it is within half a unit of the
+last digit shown. "About 6" holds for 5.58 (but not 5.4), "about 0.77" for
+0.768, "about 1.4e-04" for 1.446e-04. In a whole number without a decimal
+point, trailing zeros are not digits shown: "about 137,000" means within
+500 of it.
+
 :func:`bound` formats a number by that rule, and :func:`glue_bound` glues the
 text for a ``{glue:text}`` role. The prose then uses the role without a format
 spec, e.g. ``at most {glue:text}`shift_change```; a test of the book checks
@@ -102,8 +109,34 @@ def bound(value: float, word: str, *, decimals: int | None = None, digits: int |
     return text.lstrip("-") if float(rounded) == 0 else text
 
 
+def unit_of(text: str) -> Decimal:
+    """The unit of the last digit shown in ``text``: ``"0.77"`` -> 0.01, ``"6"`` -> 1, ``"1.4e-04"`` -> 1e-05.
+
+    In a whole number written without a decimal point or an exponent,
+    trailing zeros are not digits shown: ``"137,000"`` -> 1000 (and
+    ``"0"`` -> 1).
+
+    Examples
+    --------
+    >>> [float(unit_of(t)) for t in ("0.77", "6", "1.4e-04", "137,000", "0", "2.50")]
+    [0.01, 1.0, 1e-05, 1000.0, 1.0, 0.01]
+    """
+    plain = text.replace(",", "").strip()
+    number = Decimal(plain)
+    exponent = number.as_tuple().exponent
+    if not any(c in plain for c in ".eE"):
+        digits = plain.lstrip("+-")
+        exponent = len(digits) - len(digits.rstrip("0")) if digits.strip("0") else 0
+    return Decimal(1).scaleb(exponent)
+
+
 def holds(text: str, value: float, word: str) -> bool:
     """Whether the sentence "``value`` is ``word`` ``text``" is true.
+
+    After "at most" and the other words of :data:`UP`, ``value`` must not
+    exceed the number shown; after :data:`DOWN`, not be below it. After
+    "about", ``value`` must round to the text: be within half a unit of
+    its last digit shown (see :func:`unit_of`).
 
     Examples
     --------
@@ -111,6 +144,8 @@ def holds(text: str, value: float, word: str) -> bool:
     (False, True)
     >>> holds("16.4", 16.384, "over")
     False
+    >>> holds("6", 5.58, "about"), holds("0.77", 0.768, "about"), holds("999", 1.0, "about")
+    (True, True, False)
     """
     shown = float(text.replace(",", ""))
     if word in UP:
@@ -118,7 +153,8 @@ def holds(text: str, value: float, word: str) -> bool:
     if word in DOWN:
         return value >= shown
     if word in NEAREST:
-        return True
+        half = float(unit_of(text)) / 2
+        return abs(value - shown) <= half * (1 + 1e-9) + 1e-15 * abs(shown)
     raise ValueError(f"unknown bound word {word!r}")
 
 

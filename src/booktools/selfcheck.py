@@ -191,22 +191,62 @@ def _options(check_id: str, right, wrong) -> tuple[list[str], int, list[str | No
     return options, order.index(0), hints
 
 
-def _diagnoses(diagnoses, accepts, convert) -> list[list]:
+def _diagnoses(diagnoses, accepts, convert, same) -> list[list]:
+    """The diagnoses as ``[value, text]`` pairs, refusing any two that a reader's answer cannot tell apart.
+
+    ``diagnoses`` is a dict or a list of ``(value, text)`` pairs. Build a
+    list when the values are computed: a dict literal keeps only the last
+    of two equal keys, silently, and its diagnosis would never fire.
+    """
     if diagnoses is None:
         return []
-    if not isinstance(diagnoses, Mapping):
-        raise TypeError("diagnoses must be a dict {likely wrong answer: what it shows}")
+    if isinstance(diagnoses, Mapping):
+        items = list(diagnoses.items())
+    elif isinstance(diagnoses, Sequence) and not isinstance(diagnoses, str) and all(
+            isinstance(p, Sequence) and not isinstance(p, str) and len(p) == 2 for p in diagnoses):
+        items = [tuple(p) for p in diagnoses]
+    else:
+        raise TypeError("diagnoses must be a dict or a list of pairs (likely wrong answer, what it shows)")
     out = []
-    for value, text in diagnoses.items():
+    for value, text in items:
         _check_text(text, f"the diagnosis of {value!r}")
         if accepts(value):
             raise ValueError(f"the diagnosed wrong answer {value!r} would be accepted as right")
+        for earlier, earlier_text in out:
+            if same(convert(value), earlier):
+                raise ValueError(f"two diagnoses collide at {value!r}: a reader who answers it would only "
+                                 f"ever get one of them ({earlier_text!r} and {text!r})")
         out.append([convert(value), text])
     return out
 
 
+def too_few_decimals(typed: str, answer: float, decimals: int | None) -> bool:
+    """Whether ``typed`` is the right ``answer`` rounded to fewer decimals than the ``decimals`` asked for.
+
+    ``selfcheck.js`` applies the same rule (``tooFewDecimals``) and then
+    shows the check's ``fewer_decimals`` hint, which says how many
+    decimals are asked for. An answer in scientific notation never counts.
+
+    Examples
+    --------
+    >>> too_few_decimals("0.12", 0.125, 3), too_few_decimals("0.73", 0.731, 3), too_few_decimals("0.7", 0.731, 2)
+    (True, True, True)
+    >>> too_few_decimals("0.125", 0.125, 3), too_few_decimals("0.11", 0.125, 3), too_few_decimals("0.12", 0.125, None)
+    (False, False, False)
+    """
+    if decimals is None:
+        return False
+    text = re.sub(r"[\s_,\u00a0\u202f]+", "", typed.strip().replace("\u2212", "-"))
+    if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)", text):
+        return False
+    shown = len(text.split(".")[1]) if "." in text else 0
+    if shown >= decimals:
+        return False
+    return abs(float(text) - answer) <= 0.5 * 10.0 ** (-shown) * (1 + 1e-9)
+
+
 def number_check(check_id: str, question: str, answer: float, *, hints: Sequence[str],
-                 diagnoses: Mapping[float, str] | None = None,
+                 diagnoses: Mapping[float, str] | Sequence[tuple[float, str]] | None = None,
                  decimals: int | None = None, atol: float | None = None,
                  rtol: float = 0.0, explain: str = "", fold: bool = False) -> HTMLBlock:
     """A question whose answer is a number, accepted within a tolerance.
@@ -227,13 +267,16 @@ def number_check(check_id: str, question: str, answer: float, *, hints: Sequence
     hints : sequence of str
         Two or more graduated hints: the first wrong try shows the first,
         the second try the second (which should say more), and so on.
-    diagnoses : dict of float to str, optional
+    diagnoses : dict of float to str, or list of (float, str), optional
         Likely wrong answers and what each one shows, e.g.
         ``{4: "That is cat · cat: check which two words you multiplied."}``.
         A wrong answer within the check's tolerance of one of them gets its
-        diagnosis instead of the next hint.
+        diagnosis instead of the next hint. When the values are computed,
+        give a list of pairs: two values that collide then raise (a dict
+        literal would silently keep only the last).
     decimals : int, optional
-        Ask for this many decimals.
+        Ask for this many decimals. An answer that is right but rounded to
+        fewer decimals (0.12 for 0.125) is told how many are asked for.
     atol, rtol : float, optional
         Absolute and relative tolerance (used when ``decimals`` is None).
     explain : str, optional
@@ -249,10 +292,12 @@ def number_check(check_id: str, question: str, answer: float, *, hints: Sequence
     ------
     ValueError
         If ``answer`` is not finite, no tolerance is given, fewer than two
-        hints are given, a diagnosed answer would count as right, or the id
+        hints are given, a diagnosed answer would count as right, two
+        diagnosed answers are within the tolerance of each other, or the id
         or a text is empty or malformed.
     TypeError
-        If ``hints`` is a single string or ``diagnoses`` is not a dict.
+        If ``hints`` is a single string or ``diagnoses`` is not a dict or
+        a list of pairs.
 
     Examples
     --------
@@ -284,7 +329,12 @@ def number_check(check_id: str, question: str, answer: float, *, hints: Sequence
     tol = max(atol, rtol * abs(answer))
     hints = _check_hints(hints)
     data = {"answer": answer, "atol": atol, "rtol": float(rtol), "shown": shown, "hints": hints,
-            "diagnoses": _diagnoses(diagnoses, lambda v: abs(float(v) - answer) <= tol, float)}
+            "diagnoses": _diagnoses(diagnoses, lambda v: abs(float(v) - answer) <= tol, float,
+                                    lambda a, b: abs(a - b) <= max(atol, rtol * max(abs(a), abs(b))))}
+    if decimals is not None:
+        data["decimals"] = decimals
+        data["fewer_decimals"] = (f"That is the right number rounded to fewer decimals: give {decimals} "
+                                  f"decimal{'s' if decimals != 1 else ''}, as asked.")
     question = _check_text(question, "question")
     return _block(check_id, "number", question, _text_form(check_id, label, "decimal"), data,
                   _answer_html(shown, explain), _markdown("number", question, shown, explain, hints=hints),
@@ -359,9 +409,10 @@ def shape_check(check_id: str, question: str, answer: Sequence[int], *, hints: S
         The right shape, e.g. ``q.shape`` computed on the page.
     hints : sequence of str
         Two or more graduated hints, as in :func:`number_check`.
-    diagnoses : dict of tuple to str, optional
+    diagnoses : dict of tuple to str, or list of (tuple, str), optional
         Likely wrong shapes and what each one shows, e.g.
-        ``{(4, 5): "Rows and columns are swapped."}``.
+        ``{(4, 5): "Rows and columns are swapped."}``; a list of pairs
+        refuses two equal shapes.
     explain : str, optional
         A sentence shown with the answer.
     fold : bool, default False
@@ -396,7 +447,7 @@ def shape_check(check_id: str, question: str, answer: Sequence[int], *, hints: S
     shown = "(" + ", ".join(map(str, sizes)) + ("," if len(sizes) == 1 else "") + ")"
     hints = _check_hints(hints)
     data = {"answer": sizes, "hints": hints, "shown": shown,
-            "diagnoses": _diagnoses(diagnoses, lambda s: sizes_of(s) == sizes, sizes_of)}
+            "diagnoses": _diagnoses(diagnoses, lambda s: sizes_of(s) == sizes, sizes_of, lambda a, b: a == b)}
     question = _check_text(question, "question")
     return _block(check_id, "shape", question, _text_form(check_id, "Your shape, e.g. (2, 3)", "text"),
                   data, _answer_html(shown, explain),

@@ -12,6 +12,8 @@ Two layers:
   the recurrent network that attention replaces (:mod:`selfattention.rnn`),
   the loss and gradients that train one head (:mod:`selfattention.learning`)
   and a small experiment that compares the two (:mod:`selfattention.reversal`);
+* the checkers of the exercises, :mod:`selfattention.checks`: each names
+  the likely slip, and all compare through one tolerance;
 * the fast layer, :mod:`selfattention.fast`: the same attention computed
   for speed (row blocks, blockwise with an online softmax, threads), tested
   equal to the reference. :func:`blockwise_attention` is re-exported here.
@@ -26,6 +28,7 @@ from . import (
     attention,
     bert,
     causal_alignment,
+    checks,
     cost,
     cross,
     fast,
@@ -41,27 +44,31 @@ from . import (
 from .attention import attention_scores, causal_mask, scaled_dot_product_attention
 from .bert import BertConfig, BertOutput, bert_forward, erf, gelu, layer_norm
 from .causal_alignment import causal_mask_bottom_right
-from .cross import SOURCE, TARGET, cat_is_sleeping, cross_attention
-from .examples import SENTENCE, WORDS, i_love_cats, three_words
-from .exercises import (
+from .checks import (
     Feedback,
     check_blend,
     check_causal_mask,
     check_cross_weights,
+    check_gradient_step,
     check_head,
+    check_head_counts,
     check_head_scores,
+    check_rnn_states,
     check_scaled_row,
+    check_score_memory,
     check_scores,
     check_split_heads,
-    scaling_example,
+    check_strongest_head,
+    check_window_count,
 )
+from .cross import SOURCE, TARGET, cat_is_sleeping, cross_attention
+from .examples import SENTENCE, WORDS, i_love_cats, three_words
 from .fast import blockwise_attention
 from .head import attention_head, head_trace, project_qkv, query_key_product
 from .learning import (
     apple_sweet,
     apple_sweet_gradient,
     apple_sweet_loss,
-    check_gradient_step,
     descend,
     gradient_step,
     head_loss_and_gradients,
@@ -71,8 +78,8 @@ from .learning import (
 from .multihead import concat_heads, multi_head_attention, split_heads
 from .online_softmax import online_softmax_trace
 from .padding import padding_mask
-from .rnn import check_rnn_states, effect_on_last, fading, rnn_states
-from .scaling import dot_product_std, saturation, softmax_jacobian, softmax_with_temperature
+from .rnn import effect_on_last, fading, rnn_states
+from .scaling import dot_product_std, saturation, scaling_example, softmax_jacobian, softmax_with_temperature
 from .softmax import softmax
 from .sparse import sliding_window_mask, strided_mask
 
@@ -105,13 +112,18 @@ __all__ = [
     "check_blend",
     "check_causal_mask",
     "check_cross_weights",
-    "check_head",
     "check_gradient_step",
+    "check_head",
+    "check_head_counts",
     "check_head_scores",
     "check_rnn_states",
     "check_scaled_row",
+    "check_score_memory",
     "check_scores",
     "check_split_heads",
+    "check_strongest_head",
+    "check_window_count",
+    "checks",
     "concat_heads",
     "cost",
     "cross",

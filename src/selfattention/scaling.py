@@ -10,6 +10,8 @@
   moves; it vanishes when softmax is nearly one-hot.
 * :func:`~selfattention.saturation` measures, for growing ``d_k``, the largest weight of
   a row and the size of its Jacobian, with or without the division.
+* :func:`~selfattention.scaling_example` is the query and keys of the
+  chapter's code exercise, checked by :func:`~selfattention.check_scaled_row`.
 
 Random numbers come from a seeded :class:`numpy.random.Generator`: the same
 seed gives the same measurement.
@@ -286,4 +288,48 @@ def saturation(d_ks, n_keys: int = 10, n_rows: int = 2_000, *, scaled: bool = Fa
     return {"d_k": np.array(sizes), "largest_weight": np.array(largest), "gradient_size": np.array(size)}
 
 
-__all__ = ["dot_product_std", "saturation", "softmax_jacobian", "softmax_with_temperature"]
+
+
+def scaling_example(d_k: int = 64, n_keys: int = 4, seed: int = 6) -> tuple[np.ndarray, np.ndarray]:
+    """The query and keys of the exercise "scale a row of scores" (chapter "Why divide by √d_k").
+
+    Parameters
+    ----------
+    d_k : int, default 64
+        Numbers per query and key.
+    n_keys : int, default 4
+        How many keys the query looks at.
+    seed : int, default 6
+        Seed of the random generator: the same seed gives the same vectors.
+
+    Returns
+    -------
+    q : numpy.ndarray, shape (d_k,)
+        One query, with standard normal entries.
+    k : numpy.ndarray, shape (n_keys, d_k)
+        One key per row, with standard normal entries.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a size or the seed is not a positive integer (the seed may be 0).
+
+    Examples
+    --------
+    >>> q, K = scaling_example()
+    >>> q.shape, K.shape
+    ((64,), (4, 64))
+    """
+    d_k = check_positive_int(d_k, "d_k")
+    n_keys = check_positive_int(n_keys, "n_keys")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int >= 0, got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {seed}")
+    rng = np.random.default_rng(int(seed))
+    q = rng.standard_normal(d_k)             # (d_k,)
+    k = rng.standard_normal((n_keys, d_k))   # (n_keys, d_k)
+    return q, k
+
+
+__all__ = ["dot_product_std", "saturation", "scaling_example", "softmax_jacobian", "softmax_with_temperature"]

@@ -99,10 +99,10 @@ def test_a_code_exercise_keeps_its_checker_call(built_book):
 def test_learning_where_to_look_keeps_its_checker_call_and_hides_its_solution(built_book):
     cells = code(load(built_book, "learning-where-to-look"))
     starter = [s for s in cells if "your line here" in s]
-    assert len(starter) == 1 and "sa.check_gradient_step(c_next, c=1.0)" in starter[0]
-    assert not any("c_next = c - 1.0 * gradient" in s for s in cells)          # the solution's line
+    assert len(starter) == 1 and "sa.check_gradient_step(c_next, c=1.0, learning_rate=0.5)" in starter[0]
+    assert not any("c_next = c - 0.5 * gradient" in s for s in cells)          # the solution's line
     solved = code(load(built_book, "learning-where-to-look-solutions"))
-    assert any("c_next = c - 1.0 * gradient" in s for s in solved)
+    assert any("c_next = c - 0.5 * gradient" in s for s in solved)
 
 
 def test_the_head_exercise_keeps_its_starter_and_checker_call(built_book):
@@ -163,6 +163,20 @@ def test_the_scaling_exercise_keeps_its_checker_call(built_book):
     assert len(starter) == 1 and "sa.check_scaled_row(row)" in starter[0]
     solutions = code(load(built_book, "why-divide-by-sqrt-dk-solutions"))
     assert any("K @ q / np.sqrt(d_k)" in s for s in solutions)
+
+
+@pytest.mark.parametrize("name, calls", [
+    ("attention-in-a-real-model", ["sa.check_strongest_head(to_river, layer, head)",
+                                   "sa.check_head_counts(n_more, n_strong)"]),
+    ("the-cost-of-full-context", ["sa.check_score_memory(n_bytes)", "sa.check_window_count(count)"]),
+])
+def test_the_exercises_of_chapters_10_and_11_keep_their_checker_calls(built_book, name, calls):
+    student = code(load(built_book, name))
+    for call in calls:
+        starter = [s for s in student if call in s]
+        assert len(starter) == 1 and " = ...  " in starter[0], call
+    solved = code(load(built_book, f"{name}-solutions"))
+    assert sum("sa.check_" in s for s in solved) >= len(calls)
 
 
 def test_the_causal_masking_exercise_keeps_its_checker_and_hides_its_solution(built_book):

@@ -22,7 +22,7 @@ def test_keep_entry_keeps_numpy_and_the_stdlib_but_not_other_packages():
 
 def test_package_sources_hold_the_package_but_not_conftest():
     files = runtime.package_sources(runtime.ROOT / "src")
-    assert "selfattention/__init__.py" in files and "selfattention/exercises.py" in files
+    assert "selfattention/__init__.py" in files and "selfattention/checks/_compare.py" in files
     assert not any(name.endswith("conftest.py") for name in files)
     assert any(name.endswith(".dist-info/METADATA") for name in files)
 
@@ -74,7 +74,7 @@ def test_built_runtime_files_match_their_manifest_and_fit_github_pages():
     assert f"{manifest['files']['stdlib']['sha256']}  stdlib.zip" in sums
     with zipfile.ZipFile(runtime.DEFAULT_OUT / "stdlib.zip") as z:
         names = set(z.namelist())
-    assert {"numpy/__init__.pyc", "selfattention/exercises.py", "json/__init__.pyc"} <= names
+    assert {"numpy/__init__.pyc", "selfattention/checks/_compare.py", "json/__init__.pyc"} <= names
     assert not any(n.startswith(("pandas/", "scipy/", "matplotlib/")) for n in names)
 
 

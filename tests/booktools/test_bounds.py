@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from booktools.bounds import DOWN, NEAREST, UP, bound, holds
+from booktools.bounds import DOWN, NEAREST, UP, bound, holds, unit_of
 
 
 def test_at_most_rounds_up_the_issue_example():
@@ -68,3 +68,22 @@ def test_bad_arguments_are_named():
         bound(float("nan"), "about", digits=2)
     with pytest.raises(ValueError, match="digits must be >= 1"):
         bound(1.0, "about", digits=0)
+
+
+@pytest.mark.parametrize("text, value", [("6", 5.58), ("6", 6.4999), ("0.77", 0.768), ("0.77", 0.7749),
+                                         ("1.4e-04", 1.446e-4), ("137,000", 136_755), ("2.50", 2.504),
+                                         ("0", 0.4), ("-0.35", -0.3549)])
+def test_about_holds_when_the_value_rounds_to_the_text(text, value):
+    assert holds(text, value, "about")
+
+
+@pytest.mark.parametrize("text, value", [("999", 1.0), ("6", 5.4), ("6", 6.51), ("0.77", 0.7649),
+                                         ("0.77", 0.776), ("1.4e-04", 1.46e-4), ("137,000", 137_600),
+                                         ("2.50", 2.506), ("0", 0.6), ("-0.35", -0.356)])
+def test_about_fails_when_the_value_does_not_round_to_the_text(text, value):
+    assert not holds(text, value, "about")
+
+
+def test_unit_of_the_last_digit_shown():
+    assert [float(unit_of(t)) for t in ("0.77", "6", "1.4e-04", "137,000", "1,234", "0", "2.50", "1e-03")] == \
+        [0.01, 1.0, 1e-5, 1000.0, 1.0, 1.0, 0.01, 1e-3]

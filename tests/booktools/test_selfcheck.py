@@ -14,6 +14,7 @@ from booktools.selfcheck import (
     predict_check,
     shape_check,
     skip_test,
+    too_few_decimals,
 )
 
 HINTS = ["first hint", "second hint, which says more"]
@@ -239,3 +240,59 @@ def test_a_right_option_that_is_the_longest_is_flagged_at_page_level():
     page = block.markup.replace("&quot;options&quot;", "").replace('"right", "wrong"', '"right!!", "wrong"')
     page = page.replace('"wrong", "right"', '"wrong", "right!!"').replace('"shown": "right"', '"shown": "right!!"')
     assert balance_problems(page) == ["the right option is the longest: 'right!!'"]
+
+
+# --- diagnoses that cannot collide, and answers rounded too far --------------
+
+def test_diagnoses_may_be_a_list_of_pairs():
+    d = data_of(number_check("a", "q?", 3, atol=0, hints=HINTS, diagnoses=[(2, "off by one"), (8, "the whole row")]))
+    assert d["diagnoses"] == [[2.0, "off by one"], [8.0, "the whole row"]]
+
+
+def test_two_equal_diagnoses_are_refused():
+    # The review's case: row_n = 6, row_i = 3, so row_n - row_open = row_i - 1 = 2.
+    row_n, row_i, row_open = 6, 3, 4
+    with pytest.raises(ValueError, match="two diagnoses collide at 2"):
+        number_check("a", "q?", row_open, atol=0, hints=HINTS,
+                     diagnoses=[(row_i, "off by one"), (row_n, "whole row"),
+                                (row_n - row_open, "blocked keys"), (row_i - 1, "one more")])
+
+
+def test_diagnoses_within_the_tolerance_of_each_other_are_refused():
+    with pytest.raises(ValueError, match="collide"):
+        number_check("a", "q?", 1.0, decimals=2, hints=HINTS, diagnoses=[(1.412, "x"), (1.414, "y")])
+    number_check("a", "q?", 1.0, decimals=2, hints=HINTS, diagnoses=[(1.40, "x"), (1.414, "y")])
+
+
+def test_a_diagnosis_equal_to_the_answer_is_refused_in_a_list_too():
+    with pytest.raises(ValueError, match="would be accepted as right"):
+        number_check("a", "q?", 3, atol=0, hints=HINTS, diagnoses=[(3, "that is right")])
+
+
+def test_two_equal_shape_diagnoses_are_refused():
+    with pytest.raises(ValueError, match="collide"):
+        shape_check("s", "q?", (2, 3), hints=HINTS, diagnoses=[((3, 2), "swapped"), ([3, 2], "again")])
+
+
+@pytest.mark.parametrize("bad", ["nope", [(1, "a", "b")], 3])
+def test_diagnoses_of_another_kind_are_a_type_error(bad):
+    with pytest.raises(TypeError, match="dict or a list of pairs"):
+        number_check("a", "q?", 3, atol=0, hints=HINTS, diagnoses=bad)
+
+
+@pytest.mark.parametrize("typed, answer, decimals, expected", [
+    ("0.12", 0.125, 3, True), ("0.13", 0.125, 3, True), ("0.73", 0.731, 3, True), (".7", 0.731, 3, True),
+    ("1", 1.2, 2, True), ("1.7", 1.7206, 2, True), (" 0.12 ", 0.125, 3, True),
+    ("0.125", 0.125, 3, False), ("0.11", 0.125, 3, False), ("0.7", 0.76, 2, False),
+    ("0.12", 0.125, None, False), ("1.2e-1", 0.125, 3, False), ("abc", 0.125, 3, False),
+])
+def test_too_few_decimals(typed, answer, decimals, expected):
+    assert too_few_decimals(typed, answer, decimals) is expected
+
+
+def test_a_check_with_decimals_writes_how_many_are_asked_for():
+    d = data_of(number_check("a", "q?", 0.125, decimals=3, hints=HINTS))
+    assert d["decimals"] == 3 and "give 3 decimals" in d["fewer_decimals"]
+    one = data_of(number_check("b", "q?", 0.5, decimals=1, hints=HINTS))
+    assert "give 1 decimal," in one["fewer_decimals"]
+    assert "decimals" not in data_of(number_check("c", "q?", 0.5, atol=0.1, hints=HINTS))

@@ -122,7 +122,28 @@ def test_number_check_with_decimals_accepts_ways_of_writing_it(chapter, text):
 
 
 def test_number_check_with_decimals_rejects_a_rounding_too_far(chapter):
-    assert answer_text(chapter, "wa-cat-out-x", "1.7").get_attribute("data-tone") == "wrong"
+    feedback = answer_text(chapter, "wa-cat-out-x", "1.7")
+    assert feedback.get_attribute("data-tone") == "wrong"
+    assert check_data(chapter, "wa-cat-out-x")["fewer_decimals"] in feedback.text_content()
+    assert "give 2 decimals" in feedback.text_content()
+
+
+def test_a_wrong_answer_with_few_decimals_gets_no_decimals_hint(chapter):
+    feedback = answer_text(chapter, "wa-cat-out-x", "1.9")
+    assert feedback.get_attribute("data-tone") == "wrong" and "decimals" not in feedback.text_content()
+
+
+def test_the_decimals_rule_is_the_one_of_booktools(chapter):
+    from booktools.selfcheck import too_few_decimals
+
+    cases = [("0.12", 0.125, 3), ("0.13", 0.125, 3), ("0.73", 0.731, 3), (".7", 0.731, 3), ("1", 1.2, 2),
+             ("0.125", 0.125, 3), ("0.11", 0.125, 3), ("0.7", 0.76, 2), ("0.12", 0.125, None),
+             ("1.2e-1", 0.125, 3), ("abc", 0.125, 3), ("\u22120.7", -0.731, 3)]
+    got = chapter.evaluate("""async (cases) => {
+        const m = await import('./_static/sa/selfcheck.js');
+        return cases.map(([t, a, d]) => m.tooFewDecimals(t, a, d));
+    }""", cases)
+    assert got == [too_few_decimals(t, a, d) for t, a, d in cases]
 
 
 def test_number_parser_reads_every_reasonable_form(chapter):

@@ -127,21 +127,6 @@ def test_the_random_starts_are_seeded_and_differ():
     assert not np.allclose(a["w_q"], b["w_q"])
 
 
-def test_check_gradient_step_names_each_mistake():
-    c = 1.0
-    g = sa.apple_sweet_gradient(c)
-    s = sa.apple_sweet_loss(c)["weight"]
-    assert sa.check_gradient_step(sa.gradient_step(c)).ok
-    cases = {c + g: "up the gradient", g: "gradient itself", -g: "step alone",
-             c + 2 * s * (1 - s) ** 2: "misses a factor sqrt(2)", c + 4 * s * (1 - s) ** 2: "too large by sqrt(2)",
-             5.0: "Not yet"}
-    for value, words in cases.items():
-        verdict = sa.check_gradient_step(value)
-        assert not verdict.ok and words in verdict.message, (value, verdict.message)
-    assert "learning rate" in sa.check_gradient_step(c - g, learning_rate=0.5).message
-    assert not sa.check_gradient_step("abc").ok and not sa.check_gradient_step(float("nan")).ok
-
-
 @pytest.mark.parametrize("call, error, words", [
     (lambda: sa.apple_sweet_loss("1"), TypeError, "c must be a real number"),
     (lambda: sa.apple_sweet_loss(float("inf")), ValueError, "c must be finite"),

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import selfattention as sa
-from selfattention.rnn import check_rnn_states, effect_on_last, fading, rnn_states
+from selfattention.rnn import effect_on_last, fading, rnn_states
 
 
 def test_states_follow_the_update_rule_by_hand():
@@ -60,23 +60,8 @@ def test_without_tanh_slope_the_effect_is_the_bound():
     np.testing.assert_allclose(effect_on_last(x, 0.5), fading(0.5, np.arange(10, -1, -1)), rtol=1e-9)
 
 
-def test_checker_accepts_the_right_loop_and_names_the_usual_slips():
-    x, w = [0.5, -1.0, 2.0], 0.5
-    assert check_rnn_states(rnn_states(x, w), x, w)
-    linear = [0.5, 0.25 - 1.0, 0.5 * (0.25 - 1.0) + 2.0]
-    assert "before tanh" in check_rnn_states(linear, x, w).message
-    assert "ignores the one before" in check_rnn_states(np.tanh(x), x, w).message
-    assert "only the last" in check_rnn_states(rnn_states(x, w)[-1], x, w).message
-    wrong_first = rnn_states(x, w) + 0.1
-    assert "first summary is wrong" in check_rnn_states(wrong_first, x, w).message
-    later = rnn_states(x, w).copy()
-    later[2] += 0.1
-    assert "carry h" in check_rnn_states(later, x, w).message
-    assert not check_rnn_states("abc", x, w)
-
-
 def test_exported_from_the_package():
-    assert sa.rnn_states is rnn_states and sa.fading is fading and sa.check_rnn_states is check_rnn_states
+    assert sa.rnn_states is rnn_states and sa.fading is fading
 
 
 @pytest.mark.parametrize(("args", "error", "match"), [

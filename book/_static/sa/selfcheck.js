@@ -54,6 +54,17 @@ export function typedResolution(text) {
   return 0.5 * 10 ** (exponent - decimals) * (1 + 1e-9);
 }
 
+// booktools.selfcheck.too_few_decimals: the right answer rounded to fewer
+// decimals than the check asks for ("0.12" for 0.125 with 3 decimals).
+export function tooFewDecimals(text, answer, decimals) {
+  if (decimals === undefined || decimals === null) return false;
+  const s = text.trim().replace(/\u2212/g, "-").replace(/[\s_,\u00a0\u202f]+/g, "");
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(s)) return false;
+  const shown = s.includes(".") ? s.split(".")[1].length : 0;
+  if (shown >= decimals) return false;
+  return Math.abs(Number(s) - answer) <= 0.5 * 10 ** -shown * (1 + 1e-9);
+}
+
 // The tolerance rule of booktools.selfcheck.number_check.
 export function withinTolerance(x, target, atol, rtol) {
   return Math.abs(x - target) <= Math.max(atol, rtol * Math.abs(target));
@@ -151,7 +162,8 @@ class Check {
       ok = this.kind === "number" ? withinTolerance(value, d.answer, d.atol, d.rtol) : sameShape(value, d.answer);
       if (!ok) {
         this.tries += 1;
-        const diagnosis = this.diagnose(value, text);
+        const diagnosis = this.kind === "number" && tooFewDecimals(text, d.answer, d.decimals)
+          ? d.fewer_decimals : this.diagnose(value, text);
         help = diagnosis ? `${diagnosis} ${this.tries > 1 ? this.nextHint() : ""}`.trim() : this.nextHint();
       }
     } else {

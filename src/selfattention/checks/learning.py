@@ -1,0 +1,85 @@
+"""Checker of one step of gradient descent by hand (chapter 5, "Learning where to look")."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..learning import LEARNING_RATE, _learning_rate, _real, apple_sweet_gradient, apple_sweet_loss
+from ._compare import Diagnoses, Feedback, compare
+
+GRADIENT_STEP = Diagnoses("check_gradient_step", "Right: one step takes c from {c:g} to {right:.4f}.", {
+    "not-numbers": "c_next should be one number, got {type}.",
+    "shape": "c_next has shape {got} but should be {expected}: {layout}",
+    "not-finite": "c_next should be a finite number.",
+    "uphill": "That moves c up the gradient, which raises the loss: subtract learning_rate × gradient from c.",
+    "gradient": "That is the gradient itself; the new c is c - learning_rate × gradient.",
+    "step-alone": "That is the step alone; add it to the c you started from.",
+    "no-learning-rate": "You left out the learning rate: multiply the gradient by it before subtracting.",
+    "no-sqrt2": "Your gradient misses a factor sqrt(2): the score is c / sqrt(2), so the chain rule brings in "
+                "sqrt(2).",
+    "times-sqrt2": "Your gradient is too large by sqrt(2): the score is c / sqrt(2), so divide by sqrt(2), "
+                   "don't multiply.",
+    "not-yet": "Not yet: you have c_next = {got}. From c = {c:g} the gradient is {g:.4f}; subtract "
+               "learning_rate × gradient from c.",
+}, generic=("rounded",))
+
+
+def check_gradient_step(c_next, c=1.0, learning_rate=LEARNING_RATE) -> Feedback:
+    """Check the reader's ``c`` after one step of gradient descent from ``c``.
+
+    Parameters
+    ----------
+    c_next : float
+        What the reader computed.
+    c : float, default 1.0
+        Where the step starts.
+    learning_rate : float, default :data:`~selfattention.learning.LEARNING_RATE`
+        The learning rate of the step.
+
+    Returns
+    -------
+    Feedback
+        ``ok`` if ``c_next`` is right; otherwise what looks wrong: a step up
+        the gradient, the gradient or the step alone, a step without the
+        learning rate (told apart only when ``learning_rate`` is not 1), a
+        gradient without the ``sqrt(2)``, or a rounded number. A value
+        counts as right within 100 eps (|expected| + the largest
+        |expected|), eps being the machine epsilon of the answer: float32's
+        for float32 arrays (as torch's .numpy() gives), float64's otherwise.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`~selfattention.gradient_step` (a wrong ``c_next`` is not an error: the
+        feedback says what is wrong).
+
+    Examples
+    --------
+    >>> from selfattention import gradient_step
+    >>> print(check_gradient_step(gradient_step(1.0)))
+    ✓ Right: one step takes c from 1 to 1.2066.
+    >>> g = apple_sweet_gradient(1.0)
+    >>> print(check_gradient_step(1.0 + g))
+    ✗ That moves c up the gradient, which raises the loss: subtract learning_rate × gradient from c.
+    >>> print(check_gradient_step(1.0 - g, learning_rate=0.5))
+    ✗ You left out the learning rate: multiply the gradient by it before subtracting.
+    """
+    c, lr = _real(c, "c"), _learning_rate(learning_rate)
+    g = apple_sweet_gradient(c)
+    right = c - lr * g
+    s = apple_sweet_loss(c)["weight"]
+
+    def not_yet(got, eps):
+        return GRADIENT_STEP.wrong("not-yet", got=f"{float(got):.6g}", c=c, g=g)
+
+    return compare(
+        c_next, np.float64(right), GRADIENT_STEP, name="c_next", layout="one number.",
+        right={"c": c, "right": right},
+        slips=[(c + lr * g, "uphill", {}),
+               (g, "gradient", {}),
+               (-lr * g, "step-alone", {}),
+               (c - g, "no-learning-rate", {}),
+               (c + lr * 2.0 * s * (1.0 - s) ** 2, "no-sqrt2", {}),
+               (c + lr * 4.0 * s * (1.0 - s) ** 2, "times-sqrt2", {})],
+        fallback=not_yet,
+    )

@@ -1,0 +1,315 @@
+"""Every diagnosis a checker declares can fire: one case per declared id, and no undeclared message.
+
+The table :data:`CASES` holds, for each (checker, diagnosis id) of
+``selfattention.checks._compare.REGISTRY``, a call that must get exactly
+that diagnosis. A checker that declares a new diagnosis fails
+:func:`test_every_declared_diagnosis_has_a_case` until a case triggers it,
+and a checker cannot word a verdict without declaring it (its
+``Diagnoses`` is the only way to build a message).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import selfattention as sa
+from selfattention import checks, cost, minilm, softmax
+from selfattention.bert import attention_from_to
+from selfattention.checks._compare import REGISTRY
+
+X = sa.three_words()
+SCORES = X @ X.T / np.sqrt(2)                                          # (3, 3)
+NAN33 = np.full((3, 3), np.nan)
+
+Q4, K4 = X @ np.eye(2), X @ np.array([[0.0, 0.0], [1.0, 0.0]])        # chapter 4's one-way keys
+HEAD_SCORES = Q4 @ K4.T / np.sqrt(2)
+W_Q2, W_K2 = np.array([[1.0, 1.0], [0.0, 1.0]]), np.array([[1.0, 0.0], [1.0, 1.0]])
+
+CAR_SCORES = X @ X[2] / np.sqrt(2)
+CAR_SHARES = softmax(CAR_SCORES)
+CAR_BLEND = CAR_SHARES @ X
+CAT_BLEND = softmax(X @ X[0] / np.sqrt(2)) @ X
+
+Q6, K6 = sa.scaling_example()
+RAW6 = K6 @ Q6
+
+X_Q, X_KV, WQ9, WK9, _ = sa.cat_is_sleeping()
+Q9, K9 = X_Q @ WQ9, X_KV @ WK9
+S9 = Q9 @ K9.T / np.sqrt(2)
+CROSS = softmax(S9)
+
+Q12 = np.random.default_rng(3).normal(size=(3, 4))                    # not whole numbers, so rounding shows
+RIGHT12 = Q12.reshape(3, 2, 2).transpose(1, 0, 2)
+
+RNN_X, RNN_W = [0.5, -1.0, 2.0], 0.5
+RNN = sa.rnn_states(RNN_X, RNN_W)
+LATER = RNN.copy()
+LATER[2] += 0.1
+
+G5 = sa.apple_sweet_gradient(1.0)
+S5 = sa.apple_sweet_loss(1.0)["weight"]
+STEP = sa.gradient_step(1.0)
+
+MASK = sa.causal_mask(4)
+ONE_CELL = MASK.copy()
+ONE_CELL[3, 1] = False
+
+MEM = cost.score_bytes(32_768, "bf16", heads=32)
+
+
+@functools.cache
+def river():
+    enc = minilm.encode(checks.model.RIVER)
+    return enc, attention_from_to(enc.attentions, enc.tokens, "bank", ["river"])[..., 0]   # (6, 12)
+
+
+@functools.cache
+def keys():
+    enc = minilm.encode(checks.model.KEYS)
+    w = attention_from_to(enc.attentions, enc.tokens, "are", ["keys", "cabinet"])          # (6, 12, 2)
+    more = w[..., 0] > w[..., 1]
+    return w, more, int(more.sum()), int((more & (w[..., 0] >= 0.05)).sum())
+
+
+def best_head():
+    table = river()[1]
+    return tuple(int(i) for i in np.unravel_index(table.argmax(), table.shape))
+
+
+def head(body):
+    """A reader's head(X, W_Q, W_K, W_V) whose last steps are ``body(Q, K, V, X)``."""
+    def f(X, W_Q, W_K, W_V):
+        Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+        return body(Q, K, V, X)
+    return f
+
+
+def raises(error):
+    def f(*args):
+        raise error
+    return f
+
+
+def rt(Q):
+    return np.sqrt(Q.shape[-1])
+
+
+CASES = {
+    # chapter 1 -------------------------------------------------------------------------------
+    ("check_blend", "shares"): lambda: sa.check_blend(CAR_SHARES),
+    ("check_blend", "plain-average"): lambda: sa.check_blend(X.mean(axis=0)),
+    ("check_blend", "itself"): lambda: sa.check_blend(X[2]),
+    ("check_blend", "scores-as-shares"): lambda: sa.check_blend(CAR_SCORES @ X),
+    ("check_blend", "no-scale"): lambda: sa.check_blend(softmax(X @ X[2]) @ X),
+    ("check_blend", "other-word"): lambda: sa.check_blend(CAT_BLEND),
+    ("check_blend", "not-numbers"): lambda: sa.check_blend("car"),
+    ("check_blend", "shape"): lambda: sa.check_blend(np.ones((1, 2))),
+    ("check_blend", "not-finite"): lambda: sa.check_blend([np.nan, 1.0]),
+    ("check_blend", "rounded"): lambda: sa.check_blend(CAR_BLEND.round(2)),
+    ("check_blend", "value"): lambda: sa.check_blend(CAR_BLEND + [0, 1e-3]),
+    # chapter 2 -------------------------------------------------------------------------------
+    ("check_rnn_states", "only-last"): lambda: sa.check_rnn_states(RNN[-1], RNN_X, RNN_W),
+    ("check_rnn_states", "no-tanh"): lambda: sa.check_rnn_states([0.5, -0.75, 1.625], RNN_X, RNN_W),
+    ("check_rnn_states", "not-carried"): lambda: sa.check_rnn_states(np.tanh(RNN_X), RNN_X, RNN_W),
+    ("check_rnn_states", "later-wrong"): lambda: sa.check_rnn_states(LATER, RNN_X, RNN_W),
+    ("check_rnn_states", "first-wrong"): lambda: sa.check_rnn_states(RNN + 0.1, RNN_X, RNN_W),
+    ("check_rnn_states", "not-numbers"): lambda: sa.check_rnn_states("abc", RNN_X, RNN_W),
+    ("check_rnn_states", "shape"): lambda: sa.check_rnn_states(np.ones(4), RNN_X, RNN_W),
+    ("check_rnn_states", "not-finite"): lambda: sa.check_rnn_states([np.inf, 0, 0], RNN_X, RNN_W),
+    ("check_rnn_states", "rounded"): lambda: sa.check_rnn_states(RNN.round(3), RNN_X, RNN_W),
+    # chapter 3 -------------------------------------------------------------------------------
+    ("check_scores", "no-scale"): lambda: sa.check_scores(X @ X.T),
+    ("check_scores", "by-d_k"): lambda: sa.check_scores(X @ X.T / 2),
+    ("check_scores", "X.T@X"): lambda: sa.check_scores(X.T @ X / np.sqrt(2)),
+    ("check_scores", "X*X"): lambda: sa.check_scores(X * X),
+    ("check_scores", "not-numbers"): lambda: sa.check_scores("scores"),
+    ("check_scores", "shape"): lambda: sa.check_scores(np.ones(9)),
+    ("check_scores", "not-finite"): lambda: sa.check_scores(NAN33),
+    ("check_scores", "rounded"): lambda: sa.check_scores(SCORES.round(2)),
+    ("check_scores", "value"): lambda: sa.check_scores(SCORES + np.eye(3) * 1e-3),
+    # chapter 4 -------------------------------------------------------------------------------
+    ("check_head_scores", "no-scale"): lambda: sa.check_head_scores(Q4 @ K4.T),
+    ("check_head_scores", "K@Q.T"): lambda: sa.check_head_scores(K4 @ Q4.T / np.sqrt(2)),
+    ("check_head_scores", "Q@Q.T"): lambda: sa.check_head_scores(Q4 @ Q4.T / np.sqrt(2)),
+    ("check_head_scores", "K@K.T"): lambda: sa.check_head_scores(K4 @ K4.T / np.sqrt(2)),
+    ("check_head_scores", "raw-words"): lambda: sa.check_head_scores(SCORES, w_q=W_Q2, w_k=W_K2),
+    ("check_head_scores", "by-d_k"): lambda: sa.check_head_scores(Q4 @ K4.T / 2),
+    ("check_head_scores", "Q.T@K"): lambda: sa.check_head_scores(Q4.T @ K4),
+    ("check_head_scores", "not-numbers"): lambda: sa.check_head_scores("cat"),
+    ("check_head_scores", "shape"): lambda: sa.check_head_scores(np.ones((3, 4))),
+    ("check_head_scores", "not-finite"): lambda: sa.check_head_scores(NAN33),
+    ("check_head_scores", "rounded"): lambda: sa.check_head_scores(HEAD_SCORES.round(1)),
+    ("check_head_scores", "value"): lambda: sa.check_head_scores(HEAD_SCORES + 1e-3),
+    # chapter 5 -------------------------------------------------------------------------------
+    ("check_gradient_step", "not-numbers"): lambda: sa.check_gradient_step("abc"),
+    ("check_gradient_step", "shape"): lambda: sa.check_gradient_step([STEP, STEP]),
+    ("check_gradient_step", "not-finite"): lambda: sa.check_gradient_step(float("nan")),
+    ("check_gradient_step", "uphill"): lambda: sa.check_gradient_step(1.0 + G5),
+    ("check_gradient_step", "gradient"): lambda: sa.check_gradient_step(G5),
+    ("check_gradient_step", "step-alone"): lambda: sa.check_gradient_step(-G5),
+    ("check_gradient_step", "no-learning-rate"): lambda: sa.check_gradient_step(1.0 - G5, learning_rate=0.5),
+    ("check_gradient_step", "no-sqrt2"): lambda: sa.check_gradient_step(1.0 + 2 * S5 * (1 - S5) ** 2),
+    ("check_gradient_step", "times-sqrt2"): lambda: sa.check_gradient_step(1.0 + 4 * S5 * (1 - S5) ** 2),
+    ("check_gradient_step", "not-yet"): lambda: sa.check_gradient_step(5.0),
+    ("check_gradient_step", "rounded"): lambda: sa.check_gradient_step(round(STEP, 2)),
+    # chapter 6 -------------------------------------------------------------------------------
+    ("check_scaled_row", "no-scale"): lambda: sa.check_scaled_row(RAW6),
+    ("check_scaled_row", "by-d_k"): lambda: sa.check_scaled_row(RAW6 / 64),
+    ("check_scaled_row", "times-root"): lambda: sa.check_scaled_row(RAW6 * 8),
+    ("check_scaled_row", "by-sqrt-S"): lambda: sa.check_scaled_row(RAW6 / 2),
+    ("check_scaled_row", "weights"): lambda: sa.check_scaled_row(softmax(RAW6 / 8)),
+    ("check_scaled_row", "raw-weights"): lambda: sa.check_scaled_row(softmax(RAW6)),
+    ("check_scaled_row", "not-numbers"): lambda: sa.check_scaled_row("row"),
+    ("check_scaled_row", "shape"): lambda: sa.check_scaled_row(np.outer(RAW6, RAW6)),
+    ("check_scaled_row", "not-finite"): lambda: sa.check_scaled_row(RAW6 * np.nan),
+    ("check_scaled_row", "rounded"): lambda: sa.check_scaled_row((RAW6 / 8).round(2)),
+    ("check_scaled_row", "value"): lambda: sa.check_scaled_row(RAW6.round(2) / 8),
+    # chapter 7 -------------------------------------------------------------------------------
+    ("check_head", "not-callable"): lambda: sa.check_head(np.zeros((3, 2))),
+    ("check_head", "tuple"): lambda: sa.check_head(head(lambda Q, K, V, X: (softmax(Q @ K.T / rt(Q)) @ V, 0))),
+    ("check_head", "not-numbers"): lambda: sa.check_head(head(lambda Q, K, V, X: ...)),
+    ("check_head", "shape"): lambda: sa.check_head(head(lambda Q, K, V, X: np.zeros(3))),
+    ("check_head", "weights-shape"): lambda: sa.check_head(head(lambda Q, K, V, X: softmax(Q @ K.T / rt(Q)))),
+    ("check_head", "X-shape"): lambda: sa.check_head(head(lambda Q, K, V, X: softmax(Q @ K.T / rt(Q)) @ X)),
+    ("check_head", "transposed-shape"):
+        lambda: sa.check_head(head(lambda Q, K, V, X: (softmax(Q @ K.T / rt(Q)) @ V).T)),
+    ("check_head", "not-finite"): lambda: sa.check_head(head(lambda Q, K, V, X: np.full((len(Q), 2), np.nan))),
+    ("check_head", "Q@K"): lambda: sa.check_head(head(lambda Q, K, V, X: softmax(Q @ K / rt(Q)) @ V)),
+    ("check_head", "Q*K.T"): lambda: sa.check_head(head(lambda Q, K, V, X: softmax(Q * K.T / rt(Q)) @ V)),
+    ("check_head", "no-scale"): lambda: sa.check_head(head(lambda Q, K, V, X: softmax(Q @ K.T) @ V)),
+    ("check_head", "by-d_k"): lambda: sa.check_head(head(lambda Q, K, V, X: softmax(Q @ K.T / Q.shape[-1]) @ V)),
+    ("check_head", "by-sqrt-d_model"):
+        lambda: sa.check_head(head(lambda Q, K, V, X: softmax(Q @ K.T / np.sqrt(X.shape[-1])) @ V)),
+    ("check_head", "by-sqrt-L"):
+        lambda: sa.check_head(head(lambda Q, K, V, X: softmax(Q @ K.T / np.sqrt(X.shape[0])) @ V)),
+    ("check_head", "axis-0"): lambda: sa.check_head(head(lambda Q, K, V, X: softmax(Q @ K.T / rt(Q), axis=0) @ V)),
+    ("check_head", "whole-table"): lambda: sa.check_head(
+        head(lambda Q, K, V, X: softmax((Q @ K.T / rt(Q)).ravel()).reshape(len(Q), len(K)) @ V)),
+    ("check_head", "weights.T"): lambda: sa.check_head(head(lambda Q, K, V, X: softmax(Q @ K.T / rt(Q)).T @ V)),
+    ("check_head", "K@Q.T"): lambda: sa.check_head(head(lambda Q, K, V, X: softmax(K @ Q.T / rt(Q)) @ V)),
+    ("check_head", "no-softmax"): lambda: sa.check_head(head(lambda Q, K, V, X: (Q @ K.T / rt(Q)) @ V)),
+    ("check_head", "raised"): lambda: sa.check_head(raises(ZeroDivisionError("oops"))),
+    ("check_head", "raised-broadcast"): lambda: sa.check_head(raises(ValueError("operands could not be broadcast"))),
+    ("check_head", "raised-matmul"): lambda: sa.check_head(head(lambda Q, K, V, X: softmax(Q.T @ K / rt(Q)) @ V)),
+    ("check_head", "value"): lambda: sa.check_head(head(lambda Q, K, V, X: softmax(Q @ K.T / rt(Q)) @ V + 1e-3)),
+    # chapter 8 -------------------------------------------------------------------------------
+    ("check_causal_mask", "not-booleans"): lambda: sa.check_causal_mask("mask"),
+    ("check_causal_mask", "shape"): lambda: sa.check_causal_mask(np.ones((4, 5), dtype=bool)),
+    ("check_causal_mask", "float-pattern"): lambda: sa.check_causal_mask(np.tri(4)),
+    ("check_causal_mask", "int-pattern"): lambda: sa.check_causal_mask(np.tri(4, dtype=int)),
+    ("check_causal_mask", "numbers"): lambda: sa.check_causal_mask(np.ones((4, 4))),
+    ("check_causal_mask", "no-diagonal"): lambda: sa.check_causal_mask(np.tri(4, k=-1, dtype=bool)),
+    ("check_causal_mask", "upper"): lambda: sa.check_causal_mask(MASK.T),
+    ("check_causal_mask", "swapped"): lambda: sa.check_causal_mask(~MASK),
+    ("check_causal_mask", "cell"): lambda: sa.check_causal_mask(ONE_CELL),
+    # chapter 9 -------------------------------------------------------------------------------
+    ("check_cross_weights", "columns"): lambda: sa.check_cross_weights(softmax(S9, axis=0)),
+    ("check_cross_weights", "scores"): lambda: sa.check_cross_weights(S9),
+    ("check_cross_weights", "no-scale"): lambda: sa.check_cross_weights(softmax(Q9 @ K9.T)),
+    ("check_cross_weights", "no-W_Q"): lambda: sa.check_cross_weights(softmax(X_Q @ K9.T / np.sqrt(2))),
+    ("check_cross_weights", "K@Q.T"): lambda: sa.check_cross_weights(softmax(K9 @ Q9.T / np.sqrt(2))),
+    ("check_cross_weights", "self-q"): lambda: sa.check_cross_weights(softmax(Q9 @ Q9.T / np.sqrt(2))),
+    ("check_cross_weights", "self-kv"): lambda: sa.check_cross_weights(softmax(K9 @ K9.T / np.sqrt(2))),
+    ("check_cross_weights", "not-numbers"): lambda: sa.check_cross_weights("weights"),
+    ("check_cross_weights", "shape"): lambda: sa.check_cross_weights(np.ones(12)),
+    ("check_cross_weights", "not-finite"): lambda: sa.check_cross_weights(np.full((3, 4), np.nan)),
+    ("check_cross_weights", "rounded"): lambda: sa.check_cross_weights(CROSS.round(2)),
+    ("check_cross_weights", "value"): lambda: sa.check_cross_weights(CROSS + 1e-3),
+    # chapter 10 ------------------------------------------------------------------------------
+    ("check_strongest_head", "extra-axis"): lambda: sa.check_strongest_head(river()[1][..., None], *best_head()),
+    ("check_strongest_head", "heads-first"): lambda: sa.check_strongest_head(river()[1].T, *best_head()),
+    ("check_strongest_head", "one-head"): lambda: sa.check_strongest_head(river()[0].attentions[0, 0], 0, 0),
+    ("check_strongest_head", "reversed"): lambda: sa.check_strongest_head(
+        attention_from_to(river()[0].attentions, river()[0].tokens, "river", ["bank"])[..., 0], *best_head()),
+    ("check_strongest_head", "not-numbers"): lambda: sa.check_strongest_head("to_river", 0, 0),
+    ("check_strongest_head", "shape"): lambda: sa.check_strongest_head(np.ones(3), 0, 0),
+    ("check_strongest_head", "not-finite"): lambda: sa.check_strongest_head(river()[1] * np.nan, 0, 0),
+    ("check_strongest_head", "rounded"): lambda: sa.check_strongest_head(river()[1].round(2), 0, 0),
+    ("check_strongest_head", "value"): lambda: sa.check_strongest_head(river()[1] + 1e-3, 0, 0),
+    ("check_strongest_head", "not-index"): lambda: sa.check_strongest_head(river()[1], "0", 4),
+    ("check_strongest_head", "no-head"): lambda: sa.check_strongest_head(river()[1], river()[1].argmax() + 1),
+    ("check_strongest_head", "flat-index"): lambda: sa.check_strongest_head(river()[1], river()[1].argmax()),
+    ("check_strongest_head", "out-of-range"): lambda: sa.check_strongest_head(river()[1], 50, 50),
+    ("check_strongest_head", "head-layer"): lambda: sa.check_strongest_head(river()[1], *best_head()[::-1]),
+    ("check_strongest_head", "one-based"):
+        lambda: sa.check_strongest_head(river()[1], *(i + 1 for i in best_head())),
+    ("check_strongest_head", "smallest"): lambda: sa.check_strongest_head(
+        river()[1], np.unravel_index(river()[1].argmin(), river()[1].shape)),
+    ("check_strongest_head", "other-head"): lambda: sa.check_strongest_head(river()[1], 3, 3),
+    ("check_head_counts", "not-count"): lambda: sa.check_head_counts("31", 20),
+    ("check_head_counts", "more-complement"): lambda: sa.check_head_counts(72 - keys()[2], keys()[3]),
+    ("check_head_counts", "more-wrong"): lambda: sa.check_head_counts(keys()[2] + 1, keys()[3]),
+    ("check_head_counts", "strong-alone"):
+        lambda: sa.check_head_counts(keys()[2], int((keys()[0][..., 0] >= 0.05).sum())),
+    ("check_head_counts", "strong-second"):
+        lambda: sa.check_head_counts(keys()[2], int((keys()[1] & (keys()[0][..., 1] >= 0.05)).sum())),
+    ("check_head_counts", "swapped"): lambda: sa.check_head_counts(keys()[3], keys()[2]),
+    ("check_head_counts", "strong-more"): lambda: sa.check_head_counts(keys()[2], keys()[2] + 1),
+    ("check_head_counts", "strong-wrong"): lambda: sa.check_head_counts(keys()[2], keys()[3] - 1),
+    # chapter 11 ------------------------------------------------------------------------------
+    ("check_score_memory", "not-count"): lambda: sa.check_score_memory("64 GiB"),
+    ("check_score_memory", "one-head"): lambda: sa.check_score_memory(cost.score_bytes(32_768, "bf16")),
+    ("check_score_memory", "float32"): lambda: sa.check_score_memory(2 * MEM),
+    ("check_score_memory", "float64"): lambda: sa.check_score_memory(4 * MEM),
+    ("check_score_memory", "scores-not-bytes"): lambda: sa.check_score_memory(MEM // 2),
+    ("check_score_memory", "no-square"): lambda: sa.check_score_memory(32_768 * 2 * 32),
+    ("check_score_memory", "bits"): lambda: sa.check_score_memory(8 * MEM),
+    ("check_score_memory", "gib"): lambda: sa.check_score_memory(64),
+    ("check_score_memory", "gb"): lambda: sa.check_score_memory(68.72),
+    ("check_score_memory", "causal-half"): lambda: sa.check_score_memory(32_768 * 32_769 // 2 * 2 * 32),
+    ("check_score_memory", "value"): lambda: sa.check_score_memory(MEM + 1),
+    ("check_window_count", "not-count"): lambda: sa.check_window_count("95950"),
+    ("check_window_count", "rule-of-thumb"): lambda: sa.check_window_count(1000 * 101),
+    ("check_window_count", "no-self"): lambda: sa.check_window_count(1000 * 100 - 100 * 101 // 2),
+    ("check_window_count", "w-in-all"): lambda: sa.check_window_count(1000 * 100 - 100 * 99 // 2),
+    ("check_window_count", "full-causal"): lambda: sa.check_window_count(1000 * 1001 // 2),
+    ("check_window_count", "both-sides"): lambda: sa.check_window_count(2 * 95_950 - 1000),
+    ("check_window_count", "value"): lambda: sa.check_window_count(95_951),
+    # chapter 12 ------------------------------------------------------------------------------
+    ("check_split_heads", "Q-itself"): lambda: sa.check_split_heads(Q12, Q12),
+    ("check_split_heads", "heads-middle"): lambda: sa.check_split_heads(Q12.reshape(3, 2, 2), Q12),
+    ("check_split_heads", "plain-reshape"): lambda: sa.check_split_heads(Q12.reshape(2, 3, 2), Q12),
+    ("check_split_heads", "dealt-out"): lambda: sa.check_split_heads(Q12.reshape(3, 2, 2).transpose(2, 0, 1), Q12),
+    ("check_split_heads", "head-wrong"): lambda: sa.check_split_heads(RIGHT12 * [[[1]], [[2]]], Q12),
+    ("check_split_heads", "not-numbers"): lambda: sa.check_split_heads("q", Q12),
+    ("check_split_heads", "shape"): lambda: sa.check_split_heads(np.ones((2, 2, 3)), Q12),
+    ("check_split_heads", "not-finite"): lambda: sa.check_split_heads(RIGHT12 * np.nan, Q12),
+    ("check_split_heads", "rounded"): lambda: sa.check_split_heads(RIGHT12.round(2), Q12),
+}
+
+
+def test_every_checker_declares_its_diagnoses():
+    public = {name for name in checks.__all__ if name.startswith("check_")}
+    assert public == set(REGISTRY)
+    assert {name for name in sa.__all__ if name.startswith("check_")} == public
+
+
+def test_every_declared_diagnosis_has_a_case():
+    declared = {(checker, slip) for checker, d in REGISTRY.items() for slip in d.ids}
+    assert declared - set(CASES) == set(), "add a case that triggers each new diagnosis"
+    assert set(CASES) - declared == set(), "a case for a diagnosis nobody declares"
+
+
+@pytest.mark.parametrize("key", sorted(CASES), ids=lambda key: "/".join(key))
+def test_each_declared_diagnosis_fires(key):
+    verdict = CASES[key]()
+    assert not verdict.ok
+    assert verdict.slip == key[1], verdict.message
+    assert verdict.message and "{" not in verdict.message
+
+
+def test_checkers_word_verdicts_only_through_their_diagnoses():
+    folder = Path(inspect.getfile(checks)).parent
+    for path in sorted(folder.glob("*.py")):
+        if path.name != "_compare.py":
+            assert "Feedback(" not in path.read_text(encoding="utf-8"), path.name
+
+
+def test_an_undeclared_diagnosis_is_an_error():
+    with pytest.raises(KeyError, match="declares no diagnosis 'made-up'"):
+        REGISTRY["check_scores"].wrong("made-up")
