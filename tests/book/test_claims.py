@@ -139,3 +139,11 @@ def test_the_top_left_wide_mask_hides_keys_a_kv_cache_query_must_read(L, S):
     for i in range(L):
         assert bottom_right[i].sum() == i + S - L + 1 and top_left[i].sum() == i + 1
     assert np.array_equal(sa.causal_mask(S), sa.causal_mask_bottom_right(S))
+
+
+def test_bfloat16_overflows_exp_where_float32_does_and_float16_near_a_dozen():
+    # Chapter 7: bfloat16 has float32's 8 exponent bits (largest number: bit pattern 0x7F7F0000).
+    bf16_max = float(np.array(0x7F7F0000, dtype=np.uint32).view(np.float32))
+    assert bf16_max == (2 - 2.0**-7) * 2.0**127
+    assert abs(np.log(bf16_max) - np.log(np.finfo(np.float32).max)) < 0.01
+    assert 11 < np.log(np.finfo(np.float16).max) < 12
