@@ -166,6 +166,30 @@ def apple_sweet_gradient(c) -> float:
     return float(-2.0 * np.sqrt(2.0) * s * (1.0 - s) ** 2)
 
 
+def steepest_c() -> float:
+    """The ``c`` where the loss is steepest: sweet's weight on apple is ``1/3`` there.
+
+    A step of gradient descent moves ``c`` by ``learning_rate * 2 sqrt(2) s (1 - s)^2``.
+    Its derivative in ``s`` is ``2 sqrt(2) (1 - s)(1 - 3 s)``, zero at ``s = 1/3``:
+    the steps grow while ``s < 1/3`` and shrink after it. With
+    ``s = sigmoid(c / sqrt(2))`` that is ``c = sqrt(2) ln(s / (1 - s)) = -sqrt(2) ln 2``.
+
+    Returns
+    -------
+    float
+        ``-sqrt(2) ln 2``, about ``-0.98``.
+
+    Examples
+    --------
+    >>> c = steepest_c()
+    >>> round(c, 4), round(apple_sweet_loss(c)["weight"], 12)
+    (-0.9803, 0.333333333333)
+    >>> abs(apple_sweet_gradient(c)) > max(abs(apple_sweet_gradient(c - 0.01)), abs(apple_sweet_gradient(c + 0.01)))
+    True
+    """
+    return float(-np.sqrt(2.0) * np.log(2.0))
+
+
 def gradient_step(c, learning_rate=LEARNING_RATE) -> float:
     """One step of gradient descent on ``c``: ``c - learning_rate * d loss / d c``.
 
@@ -236,13 +260,15 @@ def descend(c0=0.0, steps=200, learning_rate=LEARNING_RATE):
 def head_loss_and_gradients(w_q, w_k, w_v, x=None, target=None, word=SWEET) -> dict:
     """The loss of one head on one word, and its analytic gradient for each matrix.
 
-    Forward: ``q = x[word] W_Q``, ``K = X W_K``, ``V = X W_V``,
-    ``z = K q / sqrt(d_k)``, ``w = softmax(z)``, ``out = w V`` and
-    ``loss = |out - target|^2``. Backward, by the chain rule from the end:
-    ``g_out = 2 (out - target)``, ``g_V = w^T g_out``, ``g_w = V g_out``,
-    ``g_z = w * (g_w - w . g_w)`` (softmax), ``g_q = K^T g_z / sqrt(d_k)``,
-    ``g_K = g_z q / sqrt(d_k)``; then ``dW_Q = x[word]^T g_q``,
-    ``dW_K = X^T g_K`` and ``dW_V = X^T g_V``.
+    Every vector is a row, as in chapter 5's "Go deeper" box. Forward:
+    ``q = x[word] W_Q`` (1, d_k), ``K = X W_K`` (L, d_k), ``V = X W_V`` (L, d_v),
+    ``z = q K^T / sqrt(d_k)`` (1, L), ``w = softmax(z)`` (1, L), ``out = w V``
+    (1, d_v) and ``loss = |out - target|^2``. Backward, by the chain rule from
+    the end: ``g_out = 2 (out - target)``, ``g_V = w^T g_out`` (an outer product,
+    (L, d_v)), ``g_w = g_out V^T`` (1, L), ``g_z = w * (g_w - g_w w^T)``
+    (softmax), ``g_q = g_z K / sqrt(d_k)`` (1, d_k), ``g_K = g_z^T q / sqrt(d_k)``
+    (L, d_k); then ``dW_Q = x[word]^T g_q``, ``dW_K = X^T g_K`` and
+    ``dW_V = X^T g_V``.
 
     Parameters
     ----------
@@ -473,5 +499,5 @@ def _learning_rate(value) -> float:
 __all__ = [
     "APPLE_SWEET", "LEARNING_RATE", "MATRICES", "RUNS", "RUN_STEPS", "SWEET", "apple_sweet",
     "apple_sweet_gradient", "apple_sweet_loss", "descend", "gradient_step",
-    "head_loss_and_gradients", "query_matrix", "start_matrices", "train_head", "training_run",
+    "head_loss_and_gradients", "query_matrix", "start_matrices", "steepest_c", "train_head", "training_run",
 ]

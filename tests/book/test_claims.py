@@ -84,3 +84,66 @@ def test_a_recurrent_summary_keeps_one_size_and_fades_by_at_most_w_to_the_k(w):
     states = sa.rnn_states(x, w)
     assert states[-1].shape == (3,) == sa.rnn_states(x[:5], w)[-1].shape
     assert (np.abs(sa.effect_on_last(x, w)[0]) <= w ** 199).all()
+
+
+# --- Chapters 5 and 8: claims of the second edition (review B) ---------------------------------
+
+def test_from_c_minus_four_the_first_steps_grow_and_from_zero_they_shrink():
+    # Chapter 5: "each step is smaller than the one before" holds from c = 0, not from far left.
+    from selfattention import learning
+
+    left = np.diff(sa.descend(-4.0, 20))
+    assert (np.diff(left[:8]) > 0).all()
+    assert (np.diff(np.diff(sa.descend(0.0, 50))) < 0).all()
+    assert sa.apple_sweet_loss(-4.0)["weight"] < 1 / 3 < sa.apple_sweet_loss(0.0)["weight"]
+    np.testing.assert_allclose(sa.apple_sweet_loss(learning.steepest_c())["weight"], 1 / 3, rtol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_minus_1e9_and_minus_inf_agree_in_float32_when_every_row_keeps_a_key(seed):
+    rng = np.random.default_rng(seed)
+    s = rng.normal(scale=3.0, size=(8, 8)).astype(np.float32)
+    mask = sa.causal_mask(8)                            # every row keeps its own key
+    big = sa.softmax(np.where(mask, s, s + np.float32(-1e9)))
+    inf = sa.softmax(np.where(mask, s, -np.inf))
+    assert np.abs(big - inf).max() == 0
+
+
+def test_a_fully_blocked_float32_row_rounds_to_minus_1e9_within_half_the_spacing():
+    # Chapter 8: near 1e9 float32 numbers are 64 apart; scores within 32 of it all round to -1e9.
+    spacing = float(np.spacing(np.float32(1e9)))
+    assert spacing == 64
+    s = np.array([0.0, 1.414, -31.0, 31.0], dtype=np.float32)
+    assert ((s + np.float32(-1e9)) == np.float32(-1e9)).all()
+    np.testing.assert_allclose(sa.softmax(s + np.float32(-1e9)), 0.25, rtol=1e-6)
+
+
+def test_minus_1e9_overflows_float16_and_finfo_min_gives_a_finite_uniform_row():
+    with np.errstate(over="ignore"):
+        assert np.isneginf(np.float16(-1e9))
+    fill = np.finfo(np.float16).min
+    assert np.isfinite(fill)
+    blocked = np.full((1, 4), fill, dtype=np.float16)
+    e = np.exp(blocked - blocked.max(axis=-1, keepdims=True))
+    np.testing.assert_allclose((e / e.sum(axis=-1, keepdims=True)).astype(float), 0.25, rtol=1e-3)
+    with np.errstate(invalid="ignore"):
+        e = np.exp(np.full(4, -np.inf, dtype=np.float16))
+        assert np.isnan(e / e.sum()).all()              # an unguarded softmax: 0 / 0
+    assert (sa.softmax(np.full(4, -np.inf)) == 0).all()  # the package's guard
+
+
+@pytest.mark.parametrize(("L", "S"), [(1, 4), (2, 4), (3, 7)])
+def test_the_top_left_wide_mask_hides_keys_a_kv_cache_query_must_read(L, S):
+    # Chapter 8: with the queries the last L of S positions, query i reads keys 0 .. i + S - L.
+    top_left, bottom_right = sa.causal_mask(L, S), sa.causal_mask_bottom_right(L, S)
+    for i in range(L):
+        assert bottom_right[i].sum() == i + S - L + 1 and top_left[i].sum() == i + 1
+    assert np.array_equal(sa.causal_mask(S), sa.causal_mask_bottom_right(S))
+
+
+def test_bfloat16_overflows_exp_where_float32_does_and_float16_near_a_dozen():
+    # Chapter 7: bfloat16 has float32's 8 exponent bits (largest number: bit pattern 0x7F7F0000).
+    bf16_max = float(np.array(0x7F7F0000, dtype=np.uint32).view(np.float32))
+    assert bf16_max == (2 - 2.0**-7) * 2.0**127
+    assert abs(np.log(bf16_max) - np.log(np.finfo(np.float32).max)) < 0.01
+    assert 11 < np.log(np.finfo(np.float16).max) < 12

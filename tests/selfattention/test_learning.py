@@ -63,6 +63,25 @@ def test_descent_raises_c_ever_more_slowly_and_the_loss_falls_but_never_reaches_
     np.testing.assert_allclose(path[1], -learning.LEARNING_RATE * sa.apple_sweet_gradient(0.0))
 
 
+@pytest.mark.parametrize("c0", [-4.0, -2.0])
+def test_from_far_left_the_steps_first_grow_then_shrink_past_the_steepest_c(c0):
+    # Chapter 5: the steps shrink only once s > 1/3; from a start left of steepest_c they grow first.
+    path = sa.descend(c0, 60)
+    steps = np.diff(path)
+    top = int(np.argmax(steps))
+    assert top > 0 and (np.diff(steps[:top + 1]) > 0).all() and (np.diff(steps[top:]) < 0).all()
+    # The largest step starts next to the steepest point: it lies between the steps either side.
+    assert path[top - 1] <= learning.steepest_c() <= path[top + 1]
+
+
+def test_steepest_c_is_where_the_gradient_is_largest_and_s_is_one_third():
+    c = learning.steepest_c()
+    np.testing.assert_allclose(sa.apple_sweet_loss(c)["weight"], 1 / 3, rtol=1e-12)
+    grid = np.linspace(-6.0, 6.0, 12_001)
+    sizes = [abs(sa.apple_sweet_gradient(float(g))) for g in grid]
+    assert abs(grid[int(np.argmax(sizes))] - c) < 2e-3
+
+
 def test_descent_is_deterministic_and_matches_repeated_steps():
     a, b = sa.descend(0.0, 30), sa.descend(0.0, 30)
     np.testing.assert_array_equal(a, b)
