@@ -147,3 +147,40 @@ def test_bfloat16_overflows_exp_where_float32_does_and_float16_near_a_dozen():
     assert bf16_max == (2 - 2.0**-7) * 2.0**127
     assert abs(np.log(bf16_max) - np.log(np.finfo(np.float32).max)) < 0.01
     assert 11 < np.log(np.finfo(np.float16).max) < 12
+
+
+def test_symmetric_scores_do_not_give_symmetric_weights():
+    # Chapter "Queries, keys and values", review A4-1: the plain scores are symmetric, the weights are not,
+    # because softmax normalises each row on its own (cat gives dog 0.187, dog gives cat 1/3).
+    X = sa.three_words()
+    s = sa.attention_scores(X, X)
+    w = sa.softmax(s)
+    np.testing.assert_array_equal(s, s.T)
+    assert not np.allclose(w, w.T)
+    assert w[0, 1] < w[1, 0]
+
+
+def test_different_query_and_key_matrices_can_still_give_a_symmetric_table():
+    # Review A4-8: what makes the table symmetric is W_Q W_K^T, not W_Q == W_K.
+    X = sa.three_words()
+    w_q, w_k = np.eye(2), np.array([[0.0, 1.0], [1.0, 0.0]])     # the "swap the keys" preset
+    s = sa.head_trace(X, w_q, w_k, np.eye(2))["scores"]
+    assert not np.array_equal(w_q, w_k)
+    np.testing.assert_array_equal(s, s.T)
+
+
+@pytest.mark.parametrize("d_model, d_k", [(8, 2), (64, 16), (512, 64)])
+def test_the_query_key_product_has_rank_at_most_d_k(d_model, d_k):
+    # Review A4-4: one head compares words along at most d_k directions.
+    w_q, w_k = np.random.default_rng(d_k).normal(size=(2, d_model, d_k))
+    assert np.linalg.matrix_rank(sa.query_key_product(w_q, w_k)) == d_k
+
+
+def test_every_round_of_the_referent_game_decides_after_it():
+    # Review A1-1: in every round the deciding word comes after "it", so the page says "in every round".
+    from booktools.labs.referent_game import ROUNDS
+
+    for r in ROUNDS:
+        deciding = r["after"].rstrip(".").split()[-1]
+        assert deciding not in r["before"].split()
+        assert r["after"] != "" and deciding.isalpha()

@@ -172,3 +172,30 @@ def test_bounds_in_prose_are_glued_as_text_by_booktools_bounds(built_book):
             if not re.fullmatch(r"'[-\d.,e+]+'", values.get(key, "")):
                 not_text.append(f"{page.name}: {m.group(1)} {key} = {values.get(key)!r}")
     assert not_text == [], "glue these with booktools.bounds.glue_bound:\n" + "\n".join(not_text)
+
+
+# Sentences the reviews found wrong, retired in the second edition: (page, pattern, why).
+RETIRED = [
+    ("queries-keys-values.md", r"looked at dog exactly\s+as much as dog looked at cat",
+     "A4-1: symmetric scores, not symmetric weights"),
+    ("queries-keys-values.md", r"without\s+being looked at as much", "A4-1"),
+    ("queries-keys-values.md", r"once \$W_Q\$ and \$W_K\$ differ", "A4-8: the condition is W_Q W_K^T"),
+    ("queries-keys-values.md", r"bug hides until the matrices differ", "A4-8"),
+    ("queries-keys-values.md", r"query's size|word's size", "A3-1: d_k is a length, not a size"),
+    ("words-are-islands.md", r"In the last round the word that decides", "A1-1: it holds in every round"),
+    ("words-are-islands.md", r"a reader that only looks back could not decide", "A1-2: chapter 8"),
+    ("words-are-islands.md", r"does not resolve \"it\" in general", "A1-7: weights are not a readout"),
+    ("why-not-left-to-right.md", r"digits fit in it\. But", "A2-1: about half the strings come out wrong"),
+    ("why-not-left-to-right.md", r"weight that does not depend on distance", "A2-2"),
+    ("why-not-left-to-right.md", r"would not change the\s+weights either", "A2-3: shuffling reorders them"),
+    ("weighted-average.md", r"no weight is ever exactly 0", "A3-2: in exact arithmetic only"),
+    ("weighted-average.md", r"a long vector wins every dot product", "A3-3"),
+    ("weighted-average.md", r"and the symmetry goes\s+away", "A3-4: it can go away"),
+    ("glossary.md", r"hands over once it is chosen", "A4-7: every value is blended by its weight"),
+]
+
+
+@pytest.mark.parametrize(("page", "pattern", "why"), RETIRED, ids=[f"{p}:{w.split(':')[0]}" for p, _, w in RETIRED])
+def test_a_retired_wrong_sentence_does_not_come_back(page, pattern, why):
+    text = " ".join((BOOK / page).read_text(encoding="utf-8").split())
+    assert not re.search(pattern, text), f"{page}: {why}"

@@ -38,7 +38,7 @@ PRESETS = (
     ("identity", "identity", _EYE, _EYE, _EYE),
     ("swap", "swap the keys", _EYE, _SWAP, _EYE),
     ("one-way", "one-way keys", _EYE, _ONE_WAY, _EYE),
-    ("only-x", "V keeps only x", _EYE, _EYE, _ONLY_X),
+    ("only-x", "V keeps the first number", _EYE, _EYE, _ONLY_X),
 )
 _MATRICES = ("w_q", "w_k", "w_v")
 
@@ -137,7 +137,7 @@ def qkv_config(x, words: Sequence[str]) -> dict:
     --------
     >>> c = qkv_config(sa.three_words(), sa.WORDS)
     >>> [p["label"] for p in c["presets"]]
-    ['identity', 'swap the keys', 'one-way keys', 'V keeps only x']
+    ['identity', 'swap the keys', 'one-way keys', 'V keeps the first number']
     >>> c["presets"][2]["w_k"], c["d_k"]
     ([[0.0, 0.0], [1.0, 0.0]], 2)
     """

@@ -32,8 +32,8 @@ ROUNDS = (
      "hints": {"cat": "A soft cat is no reason to sit somewhere. What would make a place worth sitting on?"}},
     {"before": "The animal didn't cross the street because", "after": "was too wide.",
      "nouns": ("animal", "street"), "answer": "street",
-     "why": "A street can be too wide to cross; an animal cannot. The word that decided it, wide, "
-            "comes after \u201cit\u201d.",
+     "why": "A street can be too wide to cross; an animal cannot. As in every round, the word "
+            "that decided it, wide, comes after \u201cit\u201d.",
      "hints": {"animal": "Would an animal be too wide to cross a street? Which of the two can be wide "
                          "and hard to cross?"}},
 )
