@@ -342,3 +342,15 @@ def test_preference_flips():
         preference_flips(first[:, :1], second[:, :1])
     with pytest.raises(ValueError, match="min_weight"):
         preference_flips(first, second, min_weight=2)
+
+
+def test_preference_flips_min_margin_drops_close_calls():
+    first = np.array([[0.30, 0.10], [0.155, 0.150], [0.30, 0.10]])
+    second = np.array([[0.10, 0.30], [0.10, 0.30], [0.148, 0.152]])
+    np.testing.assert_array_equal(preference_flips(first, second), [True, True, True])
+    np.testing.assert_array_equal(preference_flips(first, second, min_margin=0.01), [True, False, False])
+    # The margin is the favourite minus the other, so exactly the margin counts.
+    assert preference_flips([0.25, 0.125], [0.125, 0.25], min_margin=0.125)
+    for bad in (-0.1, 1.5, True, "0.01"):
+        with pytest.raises(ValueError, match="min_margin"):
+            preference_flips(first, second, min_margin=bad)

@@ -259,6 +259,22 @@ def test_only_layer4_head0_switches_it_from_animal_to_street():
     assert tired[4, 0, 0] > tired[4, 0, 1] and wide[4, 0, 1] > 2 * wide[4, 0, 0]
 
 
+def test_the_margin_rule_of_the_real_model_chapter():
+    """Chapter 10's rule: weight >= 0.05 and margin >= 0.01 in both sentences."""
+    tired = minilm.sentence_attention_from_to(ANIMAL_TIRED, "it", ["animal", "street"])
+    wide = minilm.sentence_attention_from_to(ANIMAL_WIDE, "it", ["animal", "street"])
+    rule = {"min_weight": 0.05, "min_margin": 0.01}
+    right = [tuple(map(int, lh)) for lh in np.argwhere(preference_flips(tired, wide, **rule))]
+    back = preference_flips(tired[..., ::-1], wide[..., ::-1], **rule)
+    wrong = [tuple(map(int, lh)) for lh in np.argwhere(back)]
+    assert right == [(4, 0)] and wrong == [(3, 10)]
+    # Layer 5, head 10 passes the weight but its "tired" margin is a close call, under 0.01.
+    assert preference_flips(tired[..., ::-1], wide[..., ::-1], min_weight=0.05)[5, 10]
+    assert 0 < tired[5, 10, 1] - tired[5, 10, 0] < 0.01   # it prefers "street" there
+    # Layer 4, head 0's "tired" margin is between the rule's 0.01 and twice that.
+    assert 0.01 <= tired[4, 0, 0] - tired[4, 0, 1] < 0.02
+
+
 def test_trophy_suitcase_does_not_flip():
     big = minilm.sentence_attention_from_to(TROPHY_BIG, "it", ["trophy", "suitcase"])
     small = minilm.sentence_attention_from_to(TROPHY_SMALL, "it", ["trophy", "suitcase"])

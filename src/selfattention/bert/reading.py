@@ -110,7 +110,7 @@ def attention_from_to(attentions, tokens: Sequence[str], source, targets) -> np.
     return a[..., i, cols]  # (..., len(targets))
 
 
-def preference_flips(first, second, *, min_weight: float = 0.0) -> np.ndarray:
+def preference_flips(first, second, *, min_weight: float = 0.0, min_margin: float = 0.0) -> np.ndarray:
     """Heads whose favourite of two targets swaps from the first sentence to the second.
 
     Parameters
@@ -121,21 +121,26 @@ def preference_flips(first, second, *, min_weight: float = 0.0) -> np.ndarray:
     min_weight : float, default 0.0, keyword-only
         Ignore heads that barely look at either target: the favourite must
         get at least this weight in both sentences.
+    min_margin : float, default 0.0, keyword-only
+        Ignore preferences too close to call: in both sentences the
+        favourite must get at least this much more weight than the other
+        target. A margin of a few thousandths is noise (rounding, and one
+        sentence pair), not a preference.
 
     Returns
     -------
     numpy.ndarray of bool, shape (...)
         ``True`` where ``first`` gives ``a`` more weight than ``b``,
-        ``second`` gives ``b`` more weight than ``a``, and both favourites
-        reach ``min_weight``.
+        ``second`` gives ``b`` more weight than ``a``, both favourites
+        reach ``min_weight``, and both margins reach ``min_margin``.
 
     Raises
     ------
     TypeError
         If an input is not numeric.
     ValueError
-        If the shapes differ, the last axis is not 2, or ``min_weight`` is
-        not a number in [0, 1].
+        If the shapes differ, the last axis is not 2, or ``min_weight`` or
+        ``min_margin`` is not a number in [0, 1].
 
     Examples
     --------
@@ -145,6 +150,8 @@ def preference_flips(first, second, *, min_weight: float = 0.0) -> np.ndarray:
     array([ True, False,  True])
     >>> preference_flips(first, second, min_weight=0.05)
     array([ True, False, False])
+    >>> preference_flips(first, second, min_margin=0.05)   # margins 0.5 and 0.1; 0.02 and 0.01
+    array([ True, False, False])
     """
     f = as_float_array(first, "first")
     s = as_float_array(second, "second")
@@ -152,14 +159,12 @@ def preference_flips(first, second, *, min_weight: float = 0.0) -> np.ndarray:
         raise ValueError(
             f"first and second must both have shape (..., 2), got {f.shape} and {s.shape}"
         )
-    if (
-        isinstance(min_weight, bool)
-        or not isinstance(min_weight, numbers.Real)
-        or not 0 <= min_weight <= 1
-    ):
-        raise ValueError(f"min_weight must be a number in [0, 1], got {min_weight!r}")
+    for name, value in (("min_weight", min_weight), ("min_margin", min_margin)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
+            raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
     looked_at = (f[..., 0] >= min_weight) & (s[..., 1] >= min_weight)
-    return (f[..., 0] > f[..., 1]) & (s[..., 1] > s[..., 0]) & looked_at
+    clear = (f[..., 0] - f[..., 1] >= min_margin) & (s[..., 1] - s[..., 0] >= min_margin)
+    return (f[..., 0] > f[..., 1]) & (s[..., 1] > s[..., 0]) & looked_at & clear
 
 
 __all__ = ["attention_from_to", "preference_flips", "token_index"]
