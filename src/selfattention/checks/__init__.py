@@ -21,7 +21,7 @@ One module per chapter topic, and one shared compare step:
   :func:`~selfattention.check_window_count` (chapter 11);
 * ``multihead`` -- :func:`~selfattention.check_split_heads` (chapter 12).
 
-A value counts as right within 100 eps (|expected| + the largest |expected|),
+A value counts as right within 100 eps (abs(expected) + the largest abs(expected)),
 eps being the machine epsilon of the answer: float32's for float32 arrays (as
 torch's .numpy() gives), float64's otherwise. Booleans and counts are
 compared exactly. The package exports every checker at its top level

@@ -46,7 +46,7 @@ EPS64 = float(np.finfo(np.float64).eps)
 FACTOR = 100
 
 #: The sentence every checker's docstring carries, word for word.
-TOLERANCE = ("A value counts as right within 100 eps (|expected| + the largest |expected|), eps being "
+TOLERANCE = ("A value counts as right within 100 eps (abs(expected) + the largest abs(expected)), eps being "
              "the machine epsilon of the answer: float32's for float32 arrays (as torch's .numpy() "
              "gives), float64's otherwise.")
 

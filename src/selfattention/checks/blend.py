@@ -45,7 +45,7 @@ def check_blend(output, word: int = 2, x=None) -> Feedback:
         mistake otherwise (the shares instead of the blend, a plain
         average, the scores used as shares, no scaling, another word,
         rounded numbers). A value counts as right within 100 eps
-        (|expected| + the largest |expected|), eps being the machine epsilon
+        (abs(expected) + the largest abs(expected)), eps being the machine epsilon
         of the answer: float32's for float32 arrays (as torch's .numpy()
         gives), float64's otherwise.
 

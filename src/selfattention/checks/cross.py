@@ -50,8 +50,8 @@ def check_cross_weights(weights, x_q=None, x_kv=None, w_q=None, w_k=None) -> Fee
         the likely slip: the table transposed (``K @ Q.T``), one sequence
         used for both sides, softmax down the columns, the scores instead
         of the weights, no query matrix, a missing scale, or rounded
-        numbers. A value counts as right within 100 eps (|expected| + the
-        largest |expected|), eps being the machine epsilon of the answer:
+        numbers. A value counts as right within 100 eps (abs(expected) + the
+        largest abs(expected)), eps being the machine epsilon of the answer:
         float32's for float32 arrays (as torch's .numpy() gives), float64's
         otherwise.
 

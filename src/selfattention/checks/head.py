@@ -136,7 +136,7 @@ def check_head(head) -> Feedback:
         ``sqrt(L)``), softmax over the wrong axis, the weights transposed,
         ``K @ Q.T``, no softmax, the words instead of the values, the
         weights instead of the output, or an error. A value counts as right
-        within 100 eps (|expected| + the largest |expected|), eps being the
+        within 100 eps (abs(expected) + the largest abs(expected)), eps being the
         machine epsilon of the answer: float32's for float32 arrays (as
         torch's .numpy() gives), float64's otherwise.
 

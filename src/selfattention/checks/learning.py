@@ -43,8 +43,8 @@ def check_gradient_step(c_next, c=1.0, learning_rate=LEARNING_RATE) -> Feedback:
         the gradient, the gradient or the step alone, a step without the
         learning rate (told apart only when ``learning_rate`` is not 1), a
         gradient without the ``sqrt(2)``, or a rounded number. A value
-        counts as right within 100 eps (|expected| + the largest
-        |expected|), eps being the machine epsilon of the answer: float32's
+        counts as right within 100 eps (abs(expected) + the largest
+        abs(expected)), eps being the machine epsilon of the answer: float32's
         for float32 arrays (as torch's .numpy() gives), float64's otherwise.
 
     Raises

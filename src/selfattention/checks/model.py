@@ -117,8 +117,8 @@ def check_strongest_head(weights, layer, head=None, *, sentence: str = RIVER, so
         the likely slip: the table of the other direction, a forgotten
         ``[..., 0]``, a flat index not unravelled, layer and head swapped,
         counting from 1, the smallest weight instead of the largest, or
-        another head. A value counts as right within 100 eps (|expected| +
-        the largest |expected|), eps being the machine epsilon of the
+        another head. A value counts as right within 100 eps (abs(expected) +
+        the largest abs(expected)), eps being the machine epsilon of the
         answer: float32's for float32 arrays (as torch's .numpy() gives),
         float64's otherwise. Booleans and counts are compared exactly.
 

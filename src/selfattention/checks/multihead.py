@@ -50,7 +50,7 @@ def check_split_heads(q_heads, q=None, h: int = 2) -> Feedback:
         mistake otherwise (heads last, a reshape without the transpose,
         columns dealt out in turn, the rows cut instead of the columns,
         rounded numbers). A value counts as right within 100 eps
-        (|expected| + the largest |expected|), eps being the machine epsilon
+        (abs(expected) + the largest abs(expected)), eps being the machine epsilon
         of the answer: float32's for float32 arrays (as torch's .numpy()
         gives), float64's otherwise.
 

@@ -36,8 +36,8 @@ def check_rnn_states(states, x, w: float) -> Feedback:
         ``ok`` is True if ``states`` equals :func:`~selfattention.rnn_states`;
         otherwise the message says what looks wrong (a missing ``tanh``,
         only the last summary, a summary that is not carried over, rounded
-        numbers...). A value counts as right within 100 eps (|expected| +
-        the largest |expected|), eps being the machine epsilon of the
+        numbers...). A value counts as right within 100 eps (abs(expected) +
+        the largest abs(expected)), eps being the machine epsilon of the
         answer: float32's for float32 arrays (as torch's .numpy() gives),
         float64's otherwise.
 

@@ -45,8 +45,8 @@ def check_scaled_row(row, q=None, k=None) -> Feedback:
         likely slip: no division, a division by ``d_k``, a multiplication
         by ``sqrt(d_k)``, a division by the square root of the number of
         keys, the weights instead of the scores, rounded numbers, or the
-        shape. A value counts as right within 100 eps (|expected| + the
-        largest |expected|), eps being the machine epsilon of the answer:
+        shape. A value counts as right within 100 eps (abs(expected) + the
+        largest abs(expected)), eps being the machine epsilon of the answer:
         float32's for float32 arrays (as torch's .numpy() gives), float64's
         otherwise.
 

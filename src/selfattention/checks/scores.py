@@ -51,7 +51,7 @@ def check_scores(scores, x=None) -> Feedback:
         ``ok`` is True if ``scores`` is right; the message says what is
         wrong otherwise (shape, a missing scale, a transposed product,
         rounded numbers...). A value counts as right within 100 eps
-        (|expected| + the largest |expected|), eps being the machine epsilon
+        (abs(expected) + the largest abs(expected)), eps being the machine epsilon
         of the answer: float32's for float32 arrays (as torch's .numpy()
         gives), float64's otherwise.
 
@@ -114,7 +114,7 @@ def check_head_scores(scores, x=None, w_q=None, w_k=None) -> Feedback:
         the likely slip: the shape, keys against queries (``K @ Q.T``), a
         query or key used twice, the raw words instead of the projections,
         a missing scale, or rounded numbers. A value counts as right within
-        100 eps (|expected| + the largest |expected|), eps being the machine
+        100 eps (abs(expected) + the largest abs(expected)), eps being the machine
         epsilon of the answer: float32's for float32 arrays (as torch's
         .numpy() gives), float64's otherwise.
 
