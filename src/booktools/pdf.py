@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import functools
 import http.server
-import re
 import sys
 import threading
 from pathlib import Path
 
-_LAB = re.compile(r'<div class="sa-lab" data-lab="(?P<name>[\w-]+)" id="(?P<id>[\w-]+)">')
+from booktools.labs.contract import LAB_TAG as _LAB
+
 CHROMIUM = "/usr/bin/chromium"
 
 

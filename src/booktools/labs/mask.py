@@ -23,6 +23,7 @@ import selfattention as sa
 
 from ..formatting import DECIMALS, fmt
 from ..html import HTMLBlock, esc
+from .contract import FALLBACK_CLASS
 from .element import lab_element
 
 
@@ -98,7 +99,7 @@ def mask_lab(q, k, tokens: Sequence[str], *, lab_id: str = "mask-lab", causal: b
     config = mask_config(q, k, tokens, causal=causal)
     w = _weights(config, sa.causal_mask(len(tokens)))
     rows = "; ".join(f"{t}: " + ", ".join(fmt(v, config["decimals"]) for v in row) for t, row in zip(tokens, w))
-    fallback = ('<p class="sa-lab-fallback">This lab needs JavaScript. With the causal mask on, '
+    fallback = (f'<p class="{FALLBACK_CLASS}">This lab needs JavaScript. With the causal mask on, '
                 f"the weights are, row by row: {esc(rows)}.</p>")
     return lab_element("mask", lab_id, config, fallback)
 

@@ -4,6 +4,7 @@
 // booktools.labs.grid; the browser tests compare every count with the
 // package's score_count. The state is one number, n: no separate state
 // module. Everything lives inside mount(): no globals.
+import { removeFallback } from "../contract.js";
 import { h, loadStylesheet, s } from "../dom.js";
 import { formatCount } from "../format.js";
 import { scoreCount } from "../maths.js";
@@ -51,7 +52,7 @@ export function mount(root, config) {
   const status = h("p", { class: "sa-panel-status sa-grid-status", role: "status", "aria-live": "polite" });
   const hint = h("p", { class: "sa-panel-hint sa-grid-hint" },
     "Drag the slider, or focus it and use the arrow keys (Home and End jump to the ends).");
-  root.querySelector(".sa-lab-fallback")?.remove();
+  removeFallback(root);
   root.append(h("div", { class: "sa-panel sa-grid" }, controls,
     h("div", { class: "sa-panel-body" }, h("div", { class: "sa-grid-plane" }, svg),
       h("div", { class: "sa-panel-side sa-grid-side" }, total, half, status, hint))));

@@ -6,6 +6,7 @@
 // rule, never NaN). The page computes the config with booktools.labs.mask;
 // the browser tests compare every cell with the package's weights. The
 // maths is in maths.js (causalMask, maskedWeights). No globals.
+import { removeFallback } from "../contract.js";
 import { h, loadStylesheet } from "../dom.js";
 import { fmt } from "../format.js";
 import { causalMask, maskedWeights, scores } from "../maths.js";
@@ -54,7 +55,7 @@ export function mount(root, config) {
   const status = h("p", { class: "sa-panel-status sa-mask-status", role: "status", "aria-live": "polite" });
   const hint = h("p", { class: "sa-panel-hint sa-mask-hint" },
     "Press a cell (click, tap, or Enter and Space) to block or open that score; arrow keys move between cells.");
-  root.querySelector(".sa-lab-fallback")?.remove();
+  removeFallback(root);
   root.append(h("div", { class: "sa-panel sa-mask" }, controls,
     h("div", { class: "sa-panel-body" }, h("div", { class: "sa-mask-wrap" }, grid),
       h("div", { class: "sa-panel-side" }, status, hint))));
