@@ -1,7 +1,12 @@
 // State of the lab "three moves": which move is shown, where the keys take
-// it, and what each move draws (in the plane's own units). No DOM here: the
-// view (three-moves.js) draws what this module computes. The browser tests
-// compare the lab with booktools.labs.three_moves, move by move.
+// it, and what each move draws (in the plane's own units), with where the
+// words' names go. No DOM here: the view (three-moves.js) draws what this
+// module computes. The browser tests compare the lab with
+// booktools.labs.three_moves, move by move.
+
+export const SIZE = 300; // side of the square viewBox
+export const PAD = 34; // room around the plane for the labels
+const FONT = 15; // the labels' font size, in viewBox units
 
 // The key that walks to a move, from the move shown: Home and End jump to the ends.
 const KEYS = { ArrowRight: (m) => m + 1, ArrowLeft: (m) => m - 1, Home: () => 0, End: (m, last) => last };
@@ -44,4 +49,49 @@ export function scene(config, m) {
     });
   }
   return { me: x[word], links, shareLabels, pieces, blend: m === 2 ? output : null };
+}
+
+// The plane: from 0 to the largest coordinate, the same scale on both axes,
+// in viewBox units (y grows downwards).
+export function plane(config) {
+  const top = Math.max(...config.x.flat(), ...config.output, 1);
+  const span = SIZE - 2 * PAD;
+  return { top, px: (v) => PAD + (v / top) * span, py: (v) => SIZE - PAD - (v / top) * span };
+}
+
+// The box a label takes (a guess from its length: no DOM here).
+function box(text, x, y, anchor) {
+  const w = 0.6 * FONT * text.length;
+  const left = anchor === "start" ? x : anchor === "end" ? x - w : x - w / 2;
+  return { left, right: left + w, top: y - 0.8 * FONT, bottom: y + 0.25 * FONT };
+}
+
+function crosses(a, b, r) {
+  for (let t = 0; t <= 1; t += 1 / 32) {
+    const x = a[0] + t * (b[0] - a[0]);
+    const y = a[1] + t * (b[1] - a[1]);
+    if (x >= r.left && x <= r.right && y >= r.top && y <= r.bottom) return true;
+  }
+  return false;
+}
+
+// Where each word's name goes at move m, in viewBox units: beside the point,
+// above it; or, where the blend's dashed path or its star would cross the
+// name, below it (the place the shares take at the score move, free then).
+export function labels(config, m) {
+  const { px, py, top } = plane(config);
+  const { words, x, output } = config;
+  const sc = scene(config, m);
+  const segments = sc.pieces.map(([a, b]) => [[px(a[0]), py(a[1])], [px(b[0]), py(b[1])]]);
+  const star = sc.blend ? { left: px(output[0]) - 12, right: px(output[0]) + 12,
+    top: py(output[1]) - 12, bottom: py(output[1]) + 12 } : null;
+  return x.map((p, j) => {
+    const right = p[0] < top / 2;
+    const anchor = right ? "start" : "end";
+    const at = { x: px(p[0]) + (right ? 10 : -10), y: py(p[1]) - 8, anchor };
+    const r = box(words[j], at.x, at.y, anchor);
+    const hit = segments.some(([a, b]) => crosses(a, b, r))
+      || (star && r.left < star.right && r.right > star.left && r.top < star.bottom && r.bottom > star.top);
+    return hit && m !== 1 ? { ...at, y: py(p[1]) + 20 } : at;
+  });
 }

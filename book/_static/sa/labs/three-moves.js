@@ -7,10 +7,7 @@
 // Everything lives inside mount(): no globals.
 import { removeFallback } from "../contract.js";
 import { h, loadStylesheet, s } from "../dom.js";
-import { createState, scene } from "./three-moves-state.js";
-
-const SIZE = 300; // side of the square viewBox
-const PAD = 34; // room around the plane for the labels
+import { SIZE, createState, labels as labelSpots, plane, scene } from "./three-moves-state.js";
 
 export function mount(root, config) {
   loadStylesheet(new URL("./panel.css", import.meta.url));
@@ -20,10 +17,7 @@ export function mount(root, config) {
   const { state, last } = lab;
 
   // --- The plane: from 0 to the largest coordinate, the same scale on both axes.
-  const top = Math.max(...x.flat(), ...output, 1);
-  const span = SIZE - 2 * PAD;
-  const px = (v) => PAD + (v / top) * span;
-  const py = (v) => SIZE - PAD - (v / top) * span;
+  const { top, px, py } = plane(config);
   const svg = s("svg", { viewBox: `0 0 ${SIZE} ${SIZE}`, class: "sa-moves-svg", role: "img" });
   const axes = s("path", {
     class: "sa-moves-axes", d: `M${px(0)} ${py(0)}H${px(top)}M${px(0)} ${py(0)}V${py(top)}`,
@@ -42,11 +36,7 @@ export function mount(root, config) {
       cx: px(p[0]), cy: py(p[1]), r: j === word ? 7 : 5.5,
       class: j === word ? "sa-moves-point sa-moves-me" : "sa-moves-point",
     }));
-    const right = p[0] < top / 2;
-    labels.append(s("text", {
-      x: px(p[0]) + (right ? 10 : -10), y: py(p[1]) - 8, class: "sa-moves-label",
-      "text-anchor": right ? "start" : "end",
-    }, words[j]));
+    labels.append(s("text", { class: "sa-moves-label", "data-word": j }, words[j]));
   });
 
   // --- The move: its title, text and table, and the buttons.
@@ -74,6 +64,12 @@ export function mount(root, config) {
 
   function drawLinks(move) {
     const sc = scene(config, move);
+    labelSpots(config, move).forEach((at, j) => {
+      const text = labels.children[j];
+      text.setAttribute("x", String(at.x));
+      text.setAttribute("y", String(at.y));
+      text.setAttribute("text-anchor", at.anchor);
+    });
     links.replaceChildren(...sc.links.map((l) => (l.self
       ? s("circle", { cx: px(l.to[0]), cy: py(l.to[1]), r: 13, class: "sa-moves-link", "stroke-width": l.width })
       : s("line", {
