@@ -100,6 +100,10 @@ export function mount(root, config) {
     cells.setAttribute("height", end - start);
     lines.setAttribute("d", d);
     lines.style.strokeWidth = String(u(line));
+    const middle = (start + end) / 2; // the axis names stay centred on the grid drawn
+    keysLabel.setAttribute("x", middle);
+    queriesLabel.setAttribute("y", middle);
+    queriesLabel.setAttribute("transform", `rotate(-90 ${PAD - 8} ${middle})`);
     const even = n % 2 === 0;
     quarter.setAttribute("width", even ? u((n / 2) * cell) : 0);
     quarter.setAttribute("height", even ? u((n / 2) * cell) : 0);
