@@ -16,12 +16,12 @@ import html
 import re
 from pathlib import Path
 
+from booktools.labs.contract import CONFIG_BLOCK, CONFIG_CLASS, CONFIG_SRC_ATTR, CONFIG_TYPE
+
 #: Configurations up to this size stay in the page.
 LIMIT_BYTES = 16 * 1024
 DATA_DIR = "_labdata"
 
-_CONFIG = re.compile(
-    r'<script type="application/json" class="sa-lab-config">(?P<body>.*?)</script>', re.S)
 
 
 def move_large_configs(page_html: str, stem: str, depth: int = 0,
@@ -66,15 +66,15 @@ def move_large_configs(page_html: str, stem: str, depth: int = 0,
 
     def move(m: re.Match) -> str:
         body = m.group("body")
-        if len(body.encode("utf-8")) <= limit:
+        if m.group("src") is not None or len(body.encode("utf-8")) <= limit:
             return m.group(0)
         name = f"{DATA_DIR}/{stem.replace('/', '-')}-{len(files) + 1}.json"
         # In the page, "</" inside JSON is written "<\/"; as a file it can be plain again.
         files[name] = body.replace("<\\/", "</")
         src = html.escape("../" * depth + name, quote=True)
-        return f'<script type="application/json" class="sa-lab-config" data-src="{src}"></script>'
+        return f'<script type="{CONFIG_TYPE}" class="{CONFIG_CLASS}" {CONFIG_SRC_ATTR}="{src}"></script>'
 
-    return _CONFIG.sub(move, page_html), files
+    return CONFIG_BLOCK.sub(move, page_html), files
 
 
 def _build_finished(app, exception):

@@ -31,6 +31,8 @@ from pathlib import Path
 
 import nbformat
 
+from booktools.labs.contract import LAB_CLASS
+
 #: Modules a chapter notebook may import: the package, NumPy and the standard library.
 ALLOWED_ROOTS = frozenset({"selfattention", "numpy"}) | frozenset(sys.stdlib_module_names)
 
@@ -482,7 +484,7 @@ def _output_pieces(cell, writer: _Writer) -> None:
             writer.md(text, {name: {"image/png": _text(data["image/png"]).replace("\n", "")}})
         elif "text/markdown" in data:
             writer.render(_parse(_text(data["text/markdown"]).splitlines()))
-        elif 'class="sa-lab"' in _text(data.get("text/html", "")):
+        elif f'class="{LAB_CLASS}"' in _text(data.get("text/html", "")):
             writer.md("*The book's web page has an interactive lab here: open the chapter in a browser "
                       "to use it.*")
 

@@ -13,7 +13,6 @@ Run ``python -m booksite.pdf HTML_DIR OUT_DIR`` to take the photographs.
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -22,9 +21,10 @@ from sphinx import addnodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
+from booktools.labs.contract import LAB_TAG as _LAB
+
 from .serve import serve
 
-_LAB = re.compile(r'<div class="sa-lab" data-lab="(?P<name>[\w-]+)" id="(?P<id>[\w-]+)">')
 CHROMIUM = "/usr/bin/chromium"
 
 

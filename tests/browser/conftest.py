@@ -68,16 +68,17 @@ def page(browser, site_url):
 def read_config(built_book: Path, page_path: str, lab_id: str) -> dict:
     """The configuration of lab ``lab_id`` as its built page holds it (public data)."""
     import json
-    import re
+
+    from booktools.labs.contract import CONFIG_BLOCK, LAB_TAG
 
     html = (built_book / page_path).read_text(encoding="utf-8")
-    found = re.search(
-        rf'<div class="sa-lab" data-lab="[a-z0-9-]+" id="{re.escape(lab_id)}">'
-        r'<script type="application/json" class="sa-lab-config"( data-src="([^"]+)")?>(.*?)</script>', html, re.S)
-    assert found, f"{page_path} has no lab {lab_id}"
-    if found.group(2):  # a large configuration lives in its own file (booksite.labdata)
-        return json.loads((built_book / page_path).parent.joinpath(found.group(2)).read_text(encoding="utf-8"))
-    return json.loads(found.group(3).replace("<\\/", "</"))
+    tag = next((m for m in LAB_TAG.finditer(html) if m["id"] == lab_id), None)
+    assert tag, f"{page_path} has no lab {lab_id}"
+    found = CONFIG_BLOCK.match(html, tag.end())
+    assert found, f"lab {lab_id} of {page_path} has no configuration block"
+    if found["src"]:  # a large configuration lives in its own file (booktools.labdata)
+        return json.loads((built_book / page_path).parent.joinpath(found["src"]).read_text(encoding="utf-8"))
+    return json.loads(found["body"].replace("<\\/", "</"))
 
 
 def lab_fixture(built_book: Path, page_path: str, lab_id: str, name: str) -> dict:
@@ -103,3 +104,94 @@ def open_lab_page(browser, site_url: str, page_path: str, ready: str, **context_
     pg.wait_for_selector(ready)
     yield pg
     context.close()
+
+
+# ---------------------------------------------------------------------------
+# The one interpreter of lab actions
+# ---------------------------------------------------------------------------
+
+def perform(page, root, steps, *, how: str = "mouse") -> None:
+    """Do ``steps`` on the lab ``root`` (a locator), one after the other.
+
+    Each lab's tests translate the fixture's actions into these steps; this
+    function alone drives the browser. Selectors are relative to ``root``.
+
+    ==========================  ====================================================
+    step                        what it does
+    ==========================  ====================================================
+    ``("click", sel)``          presses the control: a mouse click, a tap
+                                (``how="touch"``), or focus and Enter
+                                (``how="keyboard"``)
+    ``("click-enabled", sel)``  the same, if the control is enabled
+    ``("keys", sel, keys)``     focuses ``sel`` (``None``: keeps the focus) and
+                                presses each key of ``keys``
+    ``("fill", sel, text)``     sets an input's value, as typing it does
+    ``("check", sel, on)``      ticks a checkbox (``on``) or clears it
+    ``("select", sel, value)``  chooses an option of a ``<select>``
+    ``("hover", sel)``          points at ``sel``; ``None``: the pointer leaves the lab
+    ``("drag", start, end)``    drags the mouse from one viewport point to another
+    ==========================  ====================================================
+
+    Examples
+    --------
+    >>> perform(None, None, [("wave", "button")])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: no lab action 'wave'; the actions are ['check', 'click', ...]
+    """
+    if how not in ("mouse", "touch", "keyboard"):
+        raise ValueError(f"how must be 'mouse', 'touch' or 'keyboard', got {how!r}")
+    for step in steps:
+        verb, *args = step
+        if verb not in _ACTIONS:
+            raise ValueError(f"no lab action {verb!r}; the actions are {sorted(_ACTIONS)}")
+        _ACTIONS[verb](page, root, how, *args)
+
+
+def _press(page, root, how, sel):
+    control = root.locator(sel)
+    if how == "touch":
+        control.tap()
+    elif how == "keyboard":
+        control.focus()
+        page.keyboard.press("Enter")
+    else:
+        control.click()
+
+
+def _press_enabled(page, root, how, sel):
+    if root.locator(sel).is_enabled():
+        _press(page, root, how, sel)
+
+
+def _keys(page, root, how, sel, keys):
+    if sel is not None:
+        root.locator(sel).focus()
+    for key in keys:
+        page.keyboard.press(key)
+
+
+def _hover(page, root, how, sel):
+    if sel is None:
+        page.mouse.move(1, 1)
+    else:
+        root.locator(sel).hover()
+
+
+def _drag(page, root, how, start, end, steps=6):
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(*end, steps=steps)
+    page.mouse.up()
+
+
+_ACTIONS = {
+    "click": _press,
+    "click-enabled": _press_enabled,
+    "keys": _keys,
+    "fill": lambda page, root, how, sel, text: root.locator(sel).fill(str(text)),
+    "check": lambda page, root, how, sel, on: root.locator(sel).set_checked(on),
+    "select": lambda page, root, how, sel, value: root.locator(sel).select_option(str(value)),
+    "hover": _hover,
+    "drag": _drag,
+}

@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from tests.browser.conftest import lab_fixture, open_lab_page
+from tests.browser.conftest import lab_fixture, open_lab_page, perform
 
 pytestmark = pytest.mark.browser
 
@@ -52,25 +52,26 @@ def lab(page):
     assert page.watch.foreign == [], f"requests to other hosts: {page.watch.foreign}"
 
 
+def token_at(i):
+    return f".sa-ex-strip button.sa-ex-token[data-i='{i}']"
+
+
 def token(lab, i):
-    return lab.locator(f".sa-ex-strip button.sa-ex-token[data-i='{i}']")
+    return lab.locator(token_at(i))
 
 
-def apply(page, lab, action):
-    """Put the lab in a fixture state: choosers, temperature, then lock and hover."""
-    lab.locator("button[data-action=reset]").click()
-    page.mouse.move(1, 1)
-    lab.locator("select.sa-ex-sentence").select_option(str(action["sentence"]))
-    lab.locator("select.sa-ex-layer").select_option(str(action["layer"]))
-    lab.locator("select.sa-ex-head").select_option(str(action["head"]))
+def steps(action) -> list:
+    """A fixture state as the shared interpreter's steps: choosers, temperature, then lock and hover."""
+    out = [("click", "button[data-action=reset]"), ("hover", None),
+           ("select", "select.sa-ex-sentence", action["sentence"]),
+           ("select", "select.sa-ex-layer", action["layer"]),
+           ("select", "select.sa-ex-head", action["head"])]
     if action["temperature"] != 1.0:
-        lab.locator("input.sa-ex-temperature").fill(str(action["temperature"]))
+        out.append(("fill", "input.sa-ex-temperature", action["temperature"]))
     if action["lock"] is not None:
-        token(lab, action["lock"]).click()
-    if action["hover"] is not None:
-        token(lab, action["hover"]).hover()
-    else:
-        page.mouse.move(1, 1)
+        out.append(("click", token_at(action["lock"])))
+    out.append(("hover", None if action["hover"] is None else token_at(action["hover"])))
+    return out
 
 
 def state(fixture, name):
@@ -83,7 +84,7 @@ def check(page, lab, fixture, names):
     wrong = []
     for name in names:
         s = state(fixture, name)
-        apply(page, lab, s["action"])
+        perform(page, lab, steps(s["action"]))
         shown = lab.evaluate(READ)
         expected = {"row": s["row"], "locked": s["action"]["lock"],
                     "tokens": fixture["tokens"][s["action"]["sentence"]],

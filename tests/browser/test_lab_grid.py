@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import lab_fixture, open_lab_page
+from tests.browser.conftest import lab_fixture, open_lab_page, perform
 
 pytestmark = pytest.mark.browser
 
@@ -69,27 +69,23 @@ def states(fixture, kind):
     return found
 
 
-def perform(page, lab, fixture, state):
-    start = states(fixture, "initial")[0]["n"]
-    slider = lab.locator("input[type=range]")
-    slider.fill(str(start))
+def steps(fixture, state) -> list:
+    """The fixture's state as the shared interpreter's steps, from the start."""
+    slider = "input[type=range]"
+    out = [("fill", slider, states(fixture, "initial")[0]["n"])]
     action = state["action"]
     if action["kind"] == "keys":
-        slider.focus()
-        for key in action["keys"]:
-            page.keyboard.press(key)
+        out.append(("keys", slider, action["keys"]))
     elif action["kind"] == "fill":
-        slider.fill(str(action["value"]))
+        out.append(("fill", slider, action["value"]))
     elif action["kind"] == "buttons":
-        for press in action["presses"]:
-            button = lab.locator(f"button[data-action={press}]")
-            if button.is_enabled():
-                button.click()
+        out += [("click-enabled", f"button[data-action={press}]") for press in action["presses"]]
+    return out
 
 
 def test_start_and_keyboard_match_the_package(page, lab, fixture):
     for state in states(fixture, "initial") + states(fixture, "keys"):
-        perform(page, lab, fixture, state)
+        perform(page, lab, steps(fixture, state))
         assert_shows(lab, fixture, state["n"])
     status = lab.locator(".sa-grid-status")
     assert status.get_attribute("aria-live") == "polite"
@@ -99,7 +95,7 @@ def test_start_and_keyboard_match_the_package(page, lab, fixture):
 
 def test_setting_the_value_directly_matches_the_package(page, lab, fixture):
     for state in states(fixture, "fill"):
-        perform(page, lab, fixture, state)
+        perform(page, lab, steps(fixture, state))
         assert_shows(lab, fixture, state["n"])
         assert lab.locator(".sa-grid-status").text_content() == \
             f"{state['n']} tokens: {state['count']} comparisons."
@@ -107,7 +103,7 @@ def test_setting_the_value_directly_matches_the_package(page, lab, fixture):
 
 def test_double_and_halve_buttons_match_the_package(page, lab, fixture):
     for state in states(fixture, "buttons"):
-        perform(page, lab, fixture, state)
+        perform(page, lab, steps(fixture, state))
         assert_shows(lab, fixture, state["n"])
     n_max, n_min = fixture["max"], fixture["min"]
     lab.locator("input[type=range]").fill(str(n_max))

@@ -14,7 +14,7 @@ import pytest
 
 import selfattention as sa
 from booktools.labs.learning import learning_shown
-from tests.browser.conftest import lab_fixture, open_lab_page, read_config
+from tests.browser.conftest import lab_fixture, open_lab_page, perform, read_config
 
 pytestmark = pytest.mark.browser
 
@@ -52,18 +52,11 @@ def shown(lab) -> dict:
         [...root.querySelectorAll("td[data-value]")].map(td => [td.dataset.value, td.textContent]))""")
 
 
-def act(page, lab, action, *, keyboard=False):
+def steps(action) -> list:
+    """The fixture's action as the shared interpreter's steps."""
     if action["kind"] == "steps":
-        button = lab.locator(f"button[data-steps='{action['n']}']")
-        if keyboard:
-            button.focus()
-            page.keyboard.press("Enter")
-        else:
-            button.click()
-    else:
-        lab.locator("input[type=range]").focus()
-        for key in action["keys"]:
-            page.keyboard.press(key)
+        return [("click", f"button[data-steps='{action['n']}']")]
+    return [("keys", "input[type=range]", action["keys"])]
 
 
 def test_the_fixture_holds_the_syllabus_numbers(fixture):
@@ -77,7 +70,7 @@ def test_buttons_and_slider_keys_give_the_package_values(page, lab, fixture):
     for state in fixture["states"]:
         lab.locator("button[data-action=reset]").click()
         for action in state["actions"]:
-            act(page, lab, action)
+            perform(page, lab, steps(action))
         assert shown(lab) == state["shown"], state["name"]
         assert abs(float(lab.get_attribute("data-c")) - state["c"]) <= 1e-12 * max(1.0, abs(state["c"]))
 
@@ -86,7 +79,7 @@ def test_the_keyboard_presses_the_step_buttons(page, lab, fixture):
     for state in (s for s in fixture["states"] if s["name"] in ("10 steps", "1 then 10 steps")):
         lab.locator("button[data-action=reset]").click()
         for action in state["actions"]:
-            act(page, lab, action, keyboard=True)
+            perform(page, lab, steps(action), how="keyboard")
         assert shown(lab) == state["shown"], state["name"]
     focused = lab.evaluate("""root => ({steps: document.activeElement.dataset.steps,
         visible: document.activeElement.matches(":focus-visible"),

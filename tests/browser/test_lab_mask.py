@@ -6,20 +6,25 @@ the built page (``booktools.labs.mask``, from
 ships no test data). Each test state is a list of presses from the start:
 the causal toggle, or one cell. They are performed with the mouse, with the
 keyboard (Tab, arrow keys, Enter and Space) and by touch, and every cell,
-every row sum and the toggle must then show what the package gives.
+every row sum and the toggle must then show what the package gives. The
+toggle says which mask is on: "on" (causal), "off" (none) or "custom". The
+table is one Tab stop, with the arrow keys inside (a roving tabindex).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import lab_fixture, open_lab_page
+from tests.browser.conftest import lab_fixture, open_lab_page, perform
 
 pytestmark = pytest.mark.browser
 
 PAGE = "causal-masking.html"
 LAB = "#mask-lab"
 READY = f"{LAB}.sa-lab-ready .sa-mask-cell"
+TOGGLE = "button[data-action=causal]"
+PRESSED = {"on": "true", "off": "false", "custom": "mixed"}
+FOCUSED = "document.activeElement.dataset.row + ',' + document.activeElement.dataset.col"
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +70,9 @@ def assert_shows(lab, fixture, state):
     assert got["weights"] == state["weights"], state["name"]
     assert got["allowed"] == state["allowed"], state["name"]
     assert got["sums"] == state["sums"], state["name"]
-    assert got["pressed"] == ("true" if state["causal"] else "false"), state["name"]
-    assert got["label"] == ("Causal mask: on" if state["causal"] else "Causal mask: off")
+    assert got["pressed"] == PRESSED[state["toggle"]], state["name"]
+    assert got["label"] == f"Causal mask: {state['toggle']}", state["name"]
+    assert (state["toggle"] == "on") == state["causal"]
     tokens = fixture["tokens"]
     n = len(tokens)
     for index, name in enumerate(got["names"]):
@@ -75,43 +81,69 @@ def assert_shows(lab, fixture, state):
         assert name.startswith(f"{tokens[i]} reads {tokens[j]}: {word}, weight {state['weights'][i][j]}.")
 
 
+def cell_at(i, j):
+    return f'.sa-mask-cell[data-row="{i}"][data-col="{j}"]'
+
+
 def cell(lab, i, j):
-    return lab.locator(f'.sa-mask-cell[data-row="{i}"][data-col="{j}"]')
+    return lab.locator(cell_at(i, j))
+
+
+def clicks(state) -> list:
+    """A state's presses as the shared interpreter's steps."""
+    return [("click", TOGGLE if press == "causal" else cell_at(*press)) for press in state["presses"]]
 
 
 def test_clicks_match_the_package(desk, fixture):
     for state in fixture["states"]:
         lab = fresh(desk)
-        for press in state["presses"]:
-            (lab.locator("button[data-action=causal]") if press == "causal" else cell(lab, *press)).click()
+        perform(desk, lab, clicks(state))
         assert_shows(lab, fixture, state)
     assert desk.watch.console_errors == [] and desk.watch.foreign == []
 
 
 def test_keyboard_matches_the_package(desk, fixture):
+    """Tab from the toggle reaches the table's one Tab stop: the cell focused last (at first 0, 0)."""
     for state in fixture["states"]:
         lab = fresh(desk)
-        toggle = lab.locator("button[data-action=causal]")
+        at = (0, 0)
         for k, press in enumerate(state["presses"]):
             key = "Enter" if k % 2 == 0 else " "
             if press == "causal":
-                toggle.focus()
-                desk.keyboard.press(key)
+                perform(desk, lab, [("keys", TOGGLE, [key])])
                 continue
-            toggle.focus()
-            desk.keyboard.press("Tab")  # the first cell follows the toggle in the tab order
-            assert desk.evaluate("document.activeElement.dataset.row + ',' + document.activeElement.dataset.col") \
-                == "0,0"
+            perform(desk, lab, [("keys", TOGGLE, ["Tab"])])
+            assert desk.evaluate(FOCUSED) == f"{at[0]},{at[1]}"
             i, j = press
-            for _ in range(i):
-                desk.keyboard.press("ArrowDown")
-            for _ in range(j):
-                desk.keyboard.press("ArrowRight")
-            assert desk.evaluate("document.activeElement.dataset.row + ',' + document.activeElement.dataset.col") \
-                == f"{i},{j}"
-            desk.keyboard.press(key)
+            moves = ["ArrowDown" if i > at[0] else "ArrowUp"] * abs(i - at[0]) \
+                + ["ArrowRight" if j > at[1] else "ArrowLeft"] * abs(j - at[1])
+            perform(desk, lab, [("keys", None, moves)])
+            assert desk.evaluate(FOCUSED) == f"{i},{j}"
+            perform(desk, lab, [("keys", None, [key])])
+            at = (i, j)
         assert_shows(lab, fixture, state)
     assert desk.watch.console_errors == []
+
+
+def test_the_table_is_one_tab_stop_with_the_arrow_keys_inside(desk, fixture):
+    lab = fresh(desk)
+    n = len(fixture["tokens"])
+    stops = lab.evaluate("root => [...root.querySelectorAll('.sa-mask-cell')].filter(c => c.tabIndex === 0).length")
+    assert stops == 1
+    perform(desk, lab, [("keys", TOGGLE, ["Tab"])])
+    assert desk.evaluate(FOCUSED) == "0,0"
+    perform(desk, lab, [("keys", None, ["ArrowDown", "End"])])
+    assert desk.evaluate(FOCUSED) == f"1,{n - 1}"
+    perform(desk, lab, [("keys", None, ["Home"])])
+    assert desk.evaluate(FOCUSED) == "1,0"
+    perform(desk, lab, [("keys", None, ["Tab"])])          # one Tab leaves the table
+    assert not desk.evaluate("document.activeElement.classList.contains('sa-mask-cell')")
+    perform(desk, lab, [("keys", None, ["Shift+Tab"])])    # and comes back to the cell left
+    assert desk.evaluate(FOCUSED) == "1,0"
+    cell(lab, 2, 1).click()                                 # a click moves the Tab stop too
+    assert lab.evaluate("root => [...root.querySelectorAll('.sa-mask-cell')].filter(c => c.tabIndex === 0)"
+                        ".map(c => c.dataset.row + ',' + c.dataset.col)") == ["2,1"]
+    assert "one Tab stop" in lab.locator(".sa-mask-hint").text_content()
 
 
 def test_arrow_keys_stop_at_the_edges(desk, fixture):
@@ -131,8 +163,7 @@ def test_arrow_keys_stop_at_the_edges(desk, fixture):
 def test_taps_match_the_package(phone, fixture):
     for state in fixture["states"]:
         lab = fresh(phone)
-        for press in state["presses"]:
-            (lab.locator("button[data-action=causal]") if press == "causal" else cell(lab, *press)).tap()
+        perform(phone, lab, clicks(state), how="touch")
         assert_shows(lab, fixture, state)
     assert phone.watch.console_errors == []
 
@@ -146,9 +177,10 @@ def test_status_announces_a_row_with_nothing_to_read(desk, fixture):
     first = fixture["tokens"][0]
     assert f"{first} reads nothing: every key is blocked, all weights 0." in status.text_content()
     assert state["sums"][0] == shown(lab)["sums"][0]
-    lab.locator("button[data-action=causal]").click()
+    assert lab.locator(TOGGLE).text_content() == "Causal mask: custom"
+    lab.locator(TOGGLE).click()                               # a custom mask: the toggle puts the causal one on
     assert status.text_content().startswith("Causal mask on")
-    lab.locator("button[data-action=causal]").click()
+    lab.locator(TOGGLE).click()
     assert status.text_content().startswith("Causal mask off")
 
 

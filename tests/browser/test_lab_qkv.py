@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from booktools.labs.qkv import qkv_tables
-from tests.browser.conftest import lab_fixture, open_lab_page
+from tests.browser.conftest import lab_fixture, open_lab_page, perform
 from tests.browser.test_lab_devices import TEXT_AND_BACKGROUND, contrast, open_page
 
 PAGE = "queries-keys-values.html"
@@ -64,24 +64,27 @@ def lab(page):
     assert page.watch.foreign == [], f"requests to other hosts: {page.watch.foreign}"
 
 
+def box_at(name, i, j):
+    return f"input.sa-qkv-box[data-m='{name}'][data-r='{i}'][data-c='{j}']"
+
+
 def box(lab, name, i, j):
-    return lab.locator(f"input.sa-qkv-box[data-m='{name}'][data-r='{i}'][data-c='{j}']")
+    return lab.locator(box_at(name, i, j))
 
 
-def perform(page, lab, action):
-    lab.locator("button[data-action=reset]").click()
+def steps(action) -> list:
+    """The fixture's action as the shared interpreter's steps, from Reset."""
+    out = [("click", "button[data-action=reset]")]
     if action.get("preset"):
-        lab.locator(f"button[data-preset='{action['preset']}']").click()
+        out.append(("click", f"button[data-preset='{action['preset']}']"))
     kind = action["kind"]
     if kind == "projections":
-        lab.locator("input.sa-qkv-proj").set_checked(action["on"])
+        out.append(("check", "input.sa-qkv-proj", action["on"]))
     elif kind == "edit":
-        for name, i, j, text in action["edits"]:
-            box(lab, name, i, j).fill(text)
+        out += [("fill", box_at(name, i, j), text) for name, i, j, text in action["edits"]]
     elif kind == "keys":
-        box(lab, *action["box"]).focus()
-        for key in action["keys"]:
-            page.keyboard.press(key)
+        out.append(("keys", box_at(*action["box"]), action["keys"]))
+    return out
 
 
 def explanation(page, lab, a, b, how):
@@ -101,7 +104,7 @@ def explanation(page, lab, a, b, how):
 def test_every_state_matches_the_package(page, lab, fixture):
     wrong = []
     for state in fixture["states"]:
-        perform(page, lab, state["action"])
+        perform(page, lab, steps(state["action"]))
         shown = lab.evaluate(READ)
         if shown != state["tables"]:
             wrong.append((state["name"], shown, state["tables"]))
@@ -116,7 +119,7 @@ def test_pointing_at_or_focusing_a_score_names_its_query_and_key(page, lab, fixt
         for pair, expected in state["explain"].items():
             a, b = map(int, pair.split(","))
             for how in ("hover", "focus"):
-                perform(page, lab, state["action"])
+                perform(page, lab, steps(state["action"]))
                 assert explanation(page, lab, a, b, how) == expected, (state["name"], pair, how)
     # The pair is marked in the tables: the looker's query row, the target's key row, the score.
     lab.locator("button[data-preset=one-way]").click()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from booktools.labs.temperature import temperature_view
-from tests.browser.conftest import lab_fixture, open_lab_page
+from tests.browser.conftest import lab_fixture, open_lab_page, perform
 
 pytestmark = pytest.mark.browser
 
@@ -79,28 +79,25 @@ def states(fixture, kind):
     return found
 
 
-def perform(page, lab, fixture, state):
-    slider = lab.locator("input[type=range]")
-    slider.fill(str(states(fixture, "initial")[0]["t"]))
+def steps(fixture, state) -> list:
+    """The fixture's state as the shared interpreter's steps, from the start."""
+    slider = "input[type=range]"
+    out = [("fill", slider, states(fixture, "initial")[0]["t"])]
     action = state["action"]
     if action["kind"] == "keys":
-        slider.focus()
-        for key in action["keys"]:
-            page.keyboard.press(key)
+        out.append(("keys", slider, action["keys"]))
     elif action["kind"] == "fill":
-        slider.fill(str(action["value"]))
+        out.append(("fill", slider, action["value"]))
     elif action["kind"] == "presets":
-        for name in action["presses"]:
-            lab.locator(f"button[data-preset={name}]").click()
+        out += [("click", f"button[data-preset={name}]") for name in action["presses"]]
         if action["keys"]:
-            slider.focus()
-            for key in action["keys"]:
-                page.keyboard.press(key)
+            out.append(("keys", slider, action["keys"]))
+    return out
 
 
 def test_start_and_keyboard_match_the_package(page, lab, fixture):
     for state in states(fixture, "initial") + states(fixture, "keys"):
-        perform(page, lab, fixture, state)
+        perform(page, lab, steps(fixture, state))
         assert_shows(lab, state["view"], state["t"])
     status = lab.locator(".sa-temp-status")
     assert status.get_attribute("aria-live") == "polite"
@@ -110,13 +107,13 @@ def test_start_and_keyboard_match_the_package(page, lab, fixture):
 
 def test_setting_the_value_directly_matches_the_package(page, lab, fixture):
     for state in states(fixture, "fill"):
-        perform(page, lab, fixture, state)
+        perform(page, lab, steps(fixture, state))
         assert_shows(lab, state["view"], state["t"])
 
 
 def test_preset_buttons_match_the_package_and_say_which_is_on(page, lab, fixture):
     for state in states(fixture, "presets"):
-        perform(page, lab, fixture, state)
+        perform(page, lab, steps(fixture, state))
         assert_shows(lab, state["view"], state["t"])
         if not state["action"]["keys"]:
             pressed = lab.locator("button[aria-pressed=true]")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import lab_fixture, open_lab_page
+from tests.browser.conftest import lab_fixture, open_lab_page, perform
 
 pytestmark = pytest.mark.browser
 
@@ -86,18 +86,14 @@ def test_buttons_walk_through_the_moves(page, lab, fixture):
     for state in (s for s in fixture["states"] if s["kind"] == "buttons"):
         rewind(page, lab)
         assert_move(lab, fixture, 0)
-        for press in state["presses"]:
-            button = lab.locator(f"button[data-action={press}]")
-            if button.is_enabled():
-                button.click()
+        perform(page, lab, [("click-enabled", f"button[data-action={press}]") for press in state["presses"]])
         assert_move(lab, fixture, state["move"])
 
 
 def test_keys_walk_through_the_moves(page, lab, fixture):
     for state in (s for s in fixture["states"] if s["kind"] == "keys"):
         rewind(page, lab)
-        for key in state["keys"]:
-            page.keyboard.press(key)
+        perform(page, lab, [("keys", None, state["keys"])])
         assert_move(lab, fixture, state["move"])
         assert lab.evaluate("root => root.contains(document.activeElement) && !document.activeElement.disabled")
 

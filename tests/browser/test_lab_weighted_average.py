@@ -15,7 +15,7 @@ import re
 import pytest
 
 from booktools.labs.weighted_average import weighted_average_tables
-from tests.browser.conftest import lab_fixture, open_lab_page
+from tests.browser.conftest import lab_fixture, open_lab_page, perform
 
 LAB = "#wa-lab"
 
@@ -68,30 +68,25 @@ def pixel(lab, point):
     return x, y
 
 
-def perform(page, lab, fixture, action):
-    lab.locator("button[data-action=reset]").click()
+def perform_action(page, lab, fixture, action):
+    """The fixture's action, from Reset, through the shared interpreter."""
+    perform(page, lab, [("click", "button[data-action=reset]")])
     kind = action["kind"]
     if kind == "preset":
-        lab.locator(f"button[data-preset={action['preset']}]").click()
+        perform(page, lab, [("click", f"button[data-preset={action['preset']}]")])
     elif kind == "scale":
-        lab.locator("input.sa-wa-scale").set_checked(action["on"])
-    elif kind == "drag":
+        perform(page, lab, [("check", "input.sa-wa-scale", action["on"])])
+    elif kind == "drag":  # the points on screen are read after Reset
         start = pixel(lab, fixture["states"][0]["x"][action["word"]])
-        end = pixel(lab, action["to"])
-        page.mouse.move(*start)
-        page.mouse.down()
-        page.mouse.move(*end, steps=6)
-        page.mouse.up()
+        perform(page, lab, [("drag", start, pixel(lab, action["to"]))])
     elif kind == "keys":
-        lab.locator(f".sa-wa-point[data-word='{action['word']}']").focus()
-        for key in action["keys"]:
-            page.keyboard.press(key)
+        perform(page, lab, [("keys", f".sa-wa-point[data-word='{action['word']}']", action["keys"])])
 
 
 def check_states(page, lab, fixture, kind):
     wrong = []
     for state in states(fixture, kind):
-        perform(page, lab, fixture, state["action"])
+        perform_action(page, lab, fixture, state["action"])
         shown = lab.evaluate(READ_TABLES)
         if shown != state["tables"]:
             wrong.append((state["name"], shown, state["tables"]))

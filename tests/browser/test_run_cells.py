@@ -184,3 +184,49 @@ def test_browser_without_exnref_gets_the_notebook_link(browser, site_url):
     context.close()
     assert "cannot run" in text
     assert link.endswith("weighted-average.ipynb")
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_the_editor_keys_run_indent_and_leave_and_the_editor_says_so(browser, site_url, width):
+    """Ctrl+Enter and Cmd+Enter run the cell; Tab indents; Esc, then Tab, leaves; a visible hint says so.
+
+    ``run()`` is reached without the 27 MB runtime: the browser is told it
+    lacks WebAssembly exception references, so a run ends at once with the
+    "cannot run" message, which shows that the keys asked for a run.
+    """
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    context.add_init_script("WebAssembly.validate = () => false;")
+    try:
+        pg = context.new_page()
+        pg.goto(f"{site_url}/{PAGE}")
+        pg.wait_for_selector(".sa-run-exercise textarea")
+        pg.evaluate("() => document.querySelectorAll('.sa-fold-bar button').forEach(b => b.click())")
+        box = exercise(pg)
+        area, status = box.locator("textarea"), box.locator(".sa-run-status")
+        hint = box.locator(".sa-run-keys")
+        assert hint.is_visible()
+        assert hint.text_content() == ("Ctrl+Enter (⌘+Enter on a Mac) runs. Tab inserts four spaces; "
+                                       "Esc, then Tab, leaves the editor.")
+        assert area.get_attribute("aria-describedby") == hint.get_attribute("id")
+        start = area.input_value()
+        area.focus()
+        pg.keyboard.press("End")
+        pg.keyboard.press("Enter")            # Enter alone is a new line, not a run
+        assert area.input_value().count("\n") == start.count("\n") + 1 and status.is_hidden()
+        pg.keyboard.press("Tab")              # Tab indents by four spaces and keeps the focus
+        assert area.input_value().endswith("\n    ") and area.evaluate("el => el === document.activeElement")
+        for chord in ("Control+Enter", "Meta+Enter"):
+            pg.evaluate("() => { const s = document.querySelector('.sa-run-exercise .sa-run-status');"
+                        " s.textContent = ''; s.hidden = true; }")
+            area.focus()
+            pg.keyboard.press(chord)
+            status.wait_for(state="visible")
+            assert "cannot run" in status.text_content(), chord
+            assert area.input_value().endswith("\n    ")   # the chord ran the code; it typed nothing
+        area.focus()
+        pg.keyboard.press("Escape")
+        pg.keyboard.press("Tab")              # Esc, then Tab: the focus leaves the editor
+        assert not area.evaluate("el => el === document.activeElement")
+        assert area.input_value().endswith("\n    ")
+    finally:
+        context.close()

@@ -1,6 +1,9 @@
 // Entry module of the book's interactive layer, loaded on every page.
 // Self-checks, folds, skip tests, keyboard shortcuts, and labs (each lab is
 // its own module under labs/, configured by JSON that the page computed).
+import {
+  CONFIG_SELECTOR, CONFIG_SRC_ATTR, LAB_SELECTOR, NAME_ATTR, NAME_PATTERN, READY_CLASS,
+} from "./contract.js";
 import { stylesheetsLoaded } from "./dom.js";
 import { initSelfChecks } from "./selfcheck.js";
 import { initShortcuts } from "./shortcuts.js";
@@ -8,24 +11,25 @@ import { initShortcuts } from "./shortcuts.js";
 // A large configuration is not in the page but in a file beside it (data-src, written by
 // booksite.labdata at build time), so that the page's text arrives first.
 async function readConfig(el) {
-  const block = el.querySelector(":scope > script.sa-lab-config");
+  const block = el.querySelector(CONFIG_SELECTOR);
   if (!block) return {};
-  if (block.dataset.src) {
-    const response = await fetch(new URL(block.dataset.src, document.baseURI));
-    if (!response.ok) throw new Error(`${block.dataset.src}: ${response.status}`);
+  const src = block.getAttribute(CONFIG_SRC_ATTR);
+  if (src) {
+    const response = await fetch(new URL(src, document.baseURI));
+    if (!response.ok) throw new Error(`${src}: ${response.status}`);
     return response.json();
   }
   return JSON.parse(block.textContent);
 }
 
 async function mountLab(el) {
-  const name = el.dataset.lab;
-  if (!/^[a-z0-9-]+$/.test(name)) return;
+  const name = el.getAttribute(NAME_ATTR);
+  if (!new RegExp(NAME_PATTERN).test(name)) return;
   try {
     const [mod, config] = await Promise.all([import(`./labs/${name}.js`), readConfig(el)]);
     mod.mount(el, config);
     await stylesheetsLoaded();
-    el.classList.add("sa-lab-ready");
+    el.classList.add(READY_CLASS);
   } catch (err) {
     console.error(`lab ${name} failed to start`, err);
   }
@@ -33,7 +37,7 @@ async function mountLab(el) {
 
 // Labs start side by side; none waits for another, or for the theme's scripts.
 function mountLabs() {
-  return Promise.all(Array.from(document.querySelectorAll(".sa-lab[data-lab]"), mountLab));
+  return Promise.all(Array.from(document.querySelectorAll(LAB_SELECTOR), mountLab));
 }
 
 // Code blocks and outputs that scroll sideways must be reachable by keyboard.

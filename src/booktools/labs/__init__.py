@@ -20,11 +20,16 @@ lab (``data-lab``)      module
 ``temperature``         :mod:`booktools.labs.temperature`
 ``mask``                :mod:`booktools.labs.mask`
 ======================  ==============================================
+
+The names both sides of a lab agree on (the element's class, ``data-lab``,
+the configuration block, ...) live in :mod:`booktools.labs.contract`, and
+in ``_static/sa/contract.js`` for the JavaScript.
 """
 
 from __future__ import annotations
 
 from . import (
+    contract,
     explorer,
     grid,
     learning,
@@ -89,7 +94,6 @@ def fixture(name: str, config: dict) -> dict:
 
 
 __all__ = [
-    "FIXTURES", "explorer", "fixture", "grid", "learning", "mask", "qkv", "qkv_trace", "referent_game", "temperature",
-    "three_moves",
-    "weighted_average",
+    "FIXTURES", "contract", "explorer", "fixture", "grid", "learning", "mask", "qkv", "qkv_trace", "referent_game",
+    "temperature", "three_moves", "weighted_average",
 ]

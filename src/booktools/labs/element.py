@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..html import HTMLBlock, esc, json_data
+from ..html import HTMLBlock
+from .contract import config_block, lab_open_tag
 
 
 def lab_element(name: str, lab_id: str, config, fallback: str) -> HTMLBlock:
@@ -33,7 +34,4 @@ def lab_element(name: str, lab_id: str, config, fallback: str) -> HTMLBlock:
     >>> lab_element("grid", "g1", {"n": 4}, "<p>needs JavaScript</p>").markup[:44]
     '<div class="sa-lab" data-lab="grid" id="g1">'
     """
-    return HTMLBlock(
-        f'<div class="sa-lab" data-lab="{esc(name)}" id="{esc(lab_id)}">'
-        f"{json_data(config, 'sa-lab-config')}{fallback}</div>"
-    )
+    return HTMLBlock(f"{lab_open_tag(name, lab_id)}{config_block(config)}{fallback}</div>")

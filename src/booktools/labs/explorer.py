@@ -29,7 +29,8 @@ import numpy as np
 
 from ..formatting import DECIMALS, fmt
 from ..heads import MEAN, check_scores, head_weights
-from ..html import HTMLBlock, json_data
+from ..html import HTMLBlock
+from .contract import FALLBACK_CLASS, config_block
 from .element import lab_element
 
 #: The gallery: each sentence with the token whose row the lab shows first.
@@ -316,7 +317,7 @@ def explorer_lab(config: dict, *, lab_id: str = "explorer-lab") -> HTMLBlock:
     if not config.get("sentences"):
         raise ValueError("config has no sentences; build it with explorer_config")
     fallback = (
-        '<p class="sa-lab-fallback">This explorer needs JavaScript. Without it, the '
+        f'<p class="{FALLBACK_CLASS}">This explorer needs JavaScript. Without it, the '
         "figures of this page show the same weights for a few sentences, and the "
         "command below computes them for any sentence.</p>"
     )
@@ -438,7 +439,7 @@ def payload_kb(config: dict) -> float:
     >>> round(payload_kb(explorer_config([e], layer=0)), 1)
     0.5
     """
-    return len(json_data(config, "sa-lab-config").encode("utf-8")) / 1024
+    return len(config_block(config).encode("utf-8")) / 1024
 
 
 # ---------------------------------------------------------------------------

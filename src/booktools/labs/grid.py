@@ -17,6 +17,7 @@ import selfattention as sa
 
 from ..formatting import format_count
 from ..html import HTMLBlock, esc
+from .contract import FALLBACK_CLASS
 from .element import lab_element
 
 #: The slider's range and start.
@@ -99,7 +100,7 @@ def grid_lab(*, lab_id: str = "grid-lab", n_min: int = N_MIN, n_max: int = N_MAX
     sizes = [n for n in (n_min, 2 * n_min, 4 * n_min, n_max) if n <= n_max]
     listed = ", ".join(f"{n} tokens: {format_count(sa.cost.score_count(n))}" for n in dict.fromkeys(sizes))
     fallback = (
-        '<p class="sa-lab-fallback">This lab needs JavaScript. It draws one square per '
+        f'<p class="{FALLBACK_CLASS}">This lab needs JavaScript. It draws one square per '
         f"comparison; the counts are {esc(listed)}.</p>"
     )
     return lab_element("grid", lab_id, config, fallback)

@@ -18,6 +18,7 @@ from selfattention import learning
 
 from ..formatting import fmt
 from ..html import HTMLBlock
+from .contract import FALLBACK_CLASS
 from .element import lab_element
 
 #: The step buttons: how many steps of gradient descent each one takes.
@@ -91,7 +92,7 @@ def learning_lab(*, lab_id: str = "learning-lab", **options) -> HTMLBlock:
     True
     """
     config = learning_config(**options)
-    fallback = ('<p class="sa-lab-fallback">This lab needs JavaScript. Without it, the table of steps '
+    fallback = (f'<p class="{FALLBACK_CLASS}">This lab needs JavaScript. Without it, the table of steps '
                 "below gives the same numbers after 1, 10 and 200 steps.</p>")
     return lab_element("learning", lab_id, config, fallback)
 

@@ -1,9 +1,10 @@
 """The "mask" lab of the chapter "Causal (masked) self-attention".
 
 The lab shows one head's weight table for a short sentence. A button
-switches the causal mask on and off, and every cell is a button that blocks
-or opens that one score; each row is renormalised over the keys it may
-still read. The page emits the lab's element with its configuration
+switches the causal mask on and off, and says which mask is on ("on" for
+the causal mask, "off" for none, "custom" for any other); every cell is a
+button that blocks or opens that one score, and each row is renormalised
+over the keys it may still read. The page emits the lab's element with its configuration
 (:func:`mask_lab`); the browser tests compute the package's weights for the
 lab's test states from that same configuration (:func:`mask_fixture`).
 
@@ -23,6 +24,7 @@ import selfattention as sa
 
 from ..formatting import DECIMALS, fmt
 from ..html import HTMLBlock, esc
+from .contract import FALLBACK_CLASS
 from .element import lab_element
 
 
@@ -98,7 +100,7 @@ def mask_lab(q, k, tokens: Sequence[str], *, lab_id: str = "mask-lab", causal: b
     config = mask_config(q, k, tokens, causal=causal)
     w = _weights(config, sa.causal_mask(len(tokens)))
     rows = "; ".join(f"{t}: " + ", ".join(fmt(v, config["decimals"]) for v in row) for t, row in zip(tokens, w))
-    fallback = ('<p class="sa-lab-fallback">This lab needs JavaScript. With the causal mask on, '
+    fallback = (f'<p class="{FALLBACK_CLASS}">This lab needs JavaScript. With the causal mask on, '
                 f"the weights are, row by row: {esc(rows)}.</p>")
     return lab_element("mask", lab_id, config, fallback)
 
@@ -107,6 +109,40 @@ def _weights(config: dict, allowed: np.ndarray) -> np.ndarray:
     """The package's weights of the lab's head under the boolean mask ``allowed``."""
     q, k = np.asarray(config["q"]), np.asarray(config["k"])
     return sa.scaled_dot_product_attention(q, k, k, mask=allowed, return_weights=True)[1]  # (n, n)
+
+
+def toggle_label(allowed) -> str:
+    """What the lab's toggle says of the mask ``allowed``: ``"on"``, ``"off"`` or ``"custom"``.
+
+    Parameters
+    ----------
+    allowed : array_like of bool, shape (n, n)
+        The mask: True where a query may read a key.
+
+    Returns
+    -------
+    str
+        ``"on"`` for the causal mask, ``"off"`` for no mask (every score
+        open), ``"custom"`` for any other mask.
+
+    Raises
+    ------
+    ValueError
+        If ``allowed`` is not a square table.
+
+    Examples
+    --------
+    >>> toggle_label(sa.causal_mask(3)), toggle_label(np.ones((3, 3), dtype=bool))
+    ('on', 'off')
+    >>> toggle_label([[True, False], [False, True]])
+    'custom'
+    """
+    allowed = np.asarray(allowed, dtype=bool)
+    if allowed.ndim != 2 or allowed.shape[0] != allowed.shape[1]:
+        raise ValueError(f"allowed must be a square (n, n) table, got shape {allowed.shape}")
+    if np.array_equal(allowed, sa.causal_mask(allowed.shape[0])):
+        return "on"
+    return "off" if allowed.all() else "custom"
 
 
 def _apply(allowed: np.ndarray, action: str | Sequence[int]) -> np.ndarray:
@@ -137,8 +173,8 @@ def mask_states(config: dict) -> list[dict]:
     -------
     list of dict
         ``name``, ``presses``, ``causal`` (whether the toggle shows "on"),
-        ``allowed`` (the mask), ``weights`` and ``sums`` (formatted, row by
-        row) of each state.
+        ``toggle`` (what it shows: :func:`toggle_label`), ``allowed`` (the
+        mask), ``weights`` and ``sums`` (formatted, row by row) of each state.
 
     Examples
     --------
@@ -148,6 +184,8 @@ def mask_states(config: dict) -> list[dict]:
     ('start', [['1.000', '0.000'], ['0.330', '0.670']], ['1.000', '1.000'])
     >>> [t["sums"] for t in s if t["name"] == "row 0 fully blocked"]
     [['0.000', '1.000']]
+    >>> [t["toggle"] for t in s][:4], s[-1]["toggle"]
+    (['on', 'off', 'on', 'custom'], 'off')
     """
     n = len(config["tokens"])
     d = config["decimals"]
@@ -162,6 +200,7 @@ def mask_states(config: dict) -> list[dict]:
         ("row 0 fully blocked", [[0, 0]]),
         ("a middle row fully blocked, mask off", ["causal"] + [[1, j] for j in range(n)]),
         ("cells, then the causal mask back on", [[last, 0], [0, 1], "causal"]),
+        ("every future cell opened by hand", [[i, j] for i in range(n) for j in range(i + 1, n)]),
     ]
     states = []
     for name, presses in plans:
@@ -171,6 +210,7 @@ def mask_states(config: dict) -> list[dict]:
         w = _weights(config, allowed)
         states.append({
             "name": name, "presses": presses, "causal": bool(np.array_equal(allowed, sa.causal_mask(n))),
+            "toggle": toggle_label(allowed),
             "allowed": allowed.tolist(), "weights": [[fmt(v, d) for v in row] for row in w],
             "sums": [fmt(v, d) for v in w.sum(axis=-1)],
         })
@@ -197,10 +237,10 @@ def mask_fixture(config: dict) -> dict:
     --------
     >>> x = [[1.0, 0.0], [0.0, 1.0]]
     >>> len(mask_fixture(mask_config(x, x, ["a", "b"]))["states"])
-    8
+    9
     """
     mask_config(config["q"], config["k"], config["tokens"], causal=config["causal"])  # validates
     return {"tokens": list(config["tokens"]), "states": mask_states(config)}
 
 
-__all__ = ["mask_config", "mask_fixture", "mask_lab", "mask_states"]
+__all__ = ["mask_config", "mask_fixture", "mask_lab", "mask_states", "toggle_label"]

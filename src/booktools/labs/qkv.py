@@ -19,6 +19,7 @@ import numpy as np
 import selfattention as sa
 
 from ..formatting import DECIMALS, fmt
+from .contract import FALLBACK_CLASS
 from .element import lab_element
 
 #: An arrow key in a number box moves its value by this much.
@@ -102,7 +103,7 @@ def qkv_lab(x, words: Sequence[str], *, lab_id: str = "qkv-lab"):
     >>> lab.markup.startswith('<div class="sa-lab" data-lab="qkv" id="qkv-lab">')
     True
     """
-    fallback = ('<p class="sa-lab-fallback">This lab needs JavaScript. Without it, the tables '
+    fallback = (f'<p class="{FALLBACK_CLASS}">This lab needs JavaScript. Without it, the tables '
                 "of this chapter show the same steps for the presets.</p>")
     return lab_element("qkv", lab_id, qkv_config(x, words), fallback)
 

@@ -18,7 +18,8 @@ import numpy as np
 import selfattention as sa
 
 from ..formatting import DECIMALS, fmt
-from ..html import HTMLBlock, esc, json_data
+from ..html import HTMLBlock, esc
+from .contract import TRACE_STEP_CLASS, TRACE_STEPS_CLASS, config_block, lab_open_tag
 
 
 def trace_steps(x, w_q, w_k, w_v, words: Sequence[str]) -> list[dict]:
@@ -162,12 +163,12 @@ def qkv_trace_lab(x, w_q, w_k, w_v, words: Sequence[str], *, lab_id: str = "qkv-
               **{n: np.asarray(w, dtype=float).tolist() for n, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v))},
               "steps": [{"id": s["id"], "title": s["title"]} for s in steps]}
     sections = "".join(
-        f'<section class="sa-trace-step" data-step="{k}" aria-label="{esc(s["title"])}">'
+        f'<section class="{TRACE_STEP_CLASS}" data-step="{k}" aria-label="{esc(s["title"])}">'
         f'<h3 class="sa-trace-title">{esc(s["title"])}</h3><p class="sa-trace-text">{esc(s["text"])}</p>'
         f'<div class="sa-trace-tables">{"".join(_html_table(tb) for tb in s["tables"])}</div></section>'
         for k, s in enumerate(steps))
-    markup = (f'<div class="sa-lab" data-lab="qkv-trace" id="{esc(lab_id)}">'
-              f"{json_data(config, 'sa-lab-config')}<div class=\"sa-trace-steps\">{sections}</div></div>")
+    markup = (f"{lab_open_tag('qkv-trace', lab_id)}{config_block(config)}"
+              f'<div class="{TRACE_STEPS_CLASS}">{sections}</div></div>')
     markdown = "\n\n".join(f"**{s['title']}**\n\n{s['text']}\n\n" + "\n\n".join(_md_table(tb) for tb in s["tables"])
                            for s in steps)
     return HTMLBlock(markup, markdown=markdown)

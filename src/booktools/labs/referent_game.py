@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..html import HTMLBlock, esc
+from .contract import FALLBACK_CLASS
 from .element import lab_element
 
 #: The three rounds: the sentence around "it", the nouns to choose from, the
@@ -124,7 +125,7 @@ def referent_game_lab(rounds: Sequence[Mapping] = ROUNDS, *, lab_id: str = "refe
 
     items = "".join(f"<li>{esc(r['before'])} <strong>it</strong> {esc(r['after'])} "
                     f"{esc(question(r).replace('*', ''))}</li>" for r in config["rounds"])
-    fallback = (f'<div class="sa-lab-fallback"><p>This game needs JavaScript. Its rounds:</p>'
+    fallback = (f'<div class="{FALLBACK_CLASS}"><p>This game needs JavaScript. Its rounds:</p>'
                 f"<ol>{items}</ol></div>")
     markdown = "\n".join(f"{i}. {r['before']} **it** {r['after']} {question(r)}"
                          for i, r in enumerate(config["rounds"], 1))

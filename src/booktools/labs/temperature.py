@@ -23,6 +23,7 @@ import selfattention as sa
 
 from ..formatting import DECIMALS, fmt
 from ..html import HTMLBlock, esc
+from .contract import FALLBACK_CLASS
 from .element import lab_element
 
 #: The slider: smallest and largest T, its step, and where it starts.
@@ -165,7 +166,7 @@ def temperature_lab(scores, words: Sequence[str], d_k: int, *, lab_id: str = "te
         v = temperature_view(config, preset["t"])
         pairs = ", ".join(f"{word} {w}" for word, w in zip(config["words"], v["weights"]))
         lines.append(f"At T = {v['t']} the weights are {pairs}.")
-    fallback = ('<div class="sa-lab-fallback"><p>This lab needs JavaScript. '
+    fallback = (f'<div class="{FALLBACK_CLASS}"><p>This lab needs JavaScript. '
                 + " ".join(esc(line) for line in lines) + "</p></div>")
     block = lab_element("temperature", lab_id, config, fallback)
     return HTMLBlock(block.markup, markdown="\n".join(lines))

@@ -22,6 +22,7 @@ import selfattention as sa
 
 from ..formatting import DECIMALS, fmt
 from ..html import HTMLBlock, esc
+from .contract import FALLBACK_CLASS
 from .element import lab_element
 
 #: The moves, in order.
@@ -163,7 +164,7 @@ def three_moves_lab(x, words: Sequence[str], word: int = 0, *, lab_id: str = "mo
     """
     config = three_moves_config(x, words, word)
     items = "".join(f"<li><strong>{esc(m['title'])}.</strong> {esc(m['text'])}</li>" for m in config["moves"])
-    fallback = f'<ol class="sa-lab-fallback">{items}</ol>'
+    fallback = f'<ol class="{FALLBACK_CLASS}">{items}</ol>'
     markdown = "\n".join(f"{i}. **{m['title']}.** {m['text']}" for i, m in enumerate(config["moves"], 1))
     block = lab_element("three-moves", lab_id, config, fallback)
     return HTMLBlock(block.markup, markdown=markdown)

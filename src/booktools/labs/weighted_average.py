@@ -20,6 +20,7 @@ import selfattention as sa
 from ..formatting import DECIMALS, fmt
 from ..html import HTMLBlock
 from ..style import OKABE_ITO
+from .contract import FALLBACK_CLASS
 from .element import lab_element
 
 #: Grid of the lab's plane: dragging snaps to it, an arrow key moves one step.
@@ -71,7 +72,7 @@ def weighted_average_lab(x, words: Sequence[str], *, lab_id: str = "wa-lab") -> 
     """
     config = weighted_average_config(x, words)
     fallback = (
-        '<p class="sa-lab-fallback">This lab needs JavaScript. Without it, the '
+        f'<p class="{FALLBACK_CLASS}">This lab needs JavaScript. Without it, the '
         "tables above show the same steps for the starting points.</p>"
     )
     return lab_element("weighted-average", lab_id, config, fallback)

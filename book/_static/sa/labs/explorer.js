@@ -6,6 +6,7 @@
 // state and turns choosers, pointer and keys into state changes. The browser
 // tests compare what it shows with the package's numbers for the same stored
 // scores. Everything lives inside mount(): no globals.
+import { removeFallback } from "../contract.js";
 import { h, loadStylesheet } from "../dom.js";
 import { fmt } from "../format.js";
 import { createState } from "./explorer-state.js";
@@ -101,7 +102,7 @@ export function mount(root, config) {
     "aria-labelledby": caption.id }, table);
 
   const status = h("p", { class: "sa-panel-status sa-ex-status", role: "status", "aria-live": "polite" });
-  root.querySelector(".sa-lab-fallback")?.remove();
+  removeFallback(root);
   root.append(h("div", { class: "sa-panel sa-ex" }, controls, hint, stripTitle, strip, lockBar, scale, caption,
     wrap, status));
 

@@ -4,6 +4,7 @@
 // booktools.labs.grid; the browser tests compare every count with the
 // package's score_count. The state is one number, n: no separate state
 // module. Everything lives inside mount(): no globals.
+import { removeFallback } from "../contract.js";
 import { h, loadStylesheet, s } from "../dom.js";
 import { formatCount } from "../format.js";
 import { scoreCount } from "../maths.js";
@@ -51,7 +52,7 @@ export function mount(root, config) {
   const status = h("p", { class: "sa-panel-status sa-grid-status", role: "status", "aria-live": "polite" });
   const hint = h("p", { class: "sa-panel-hint sa-grid-hint" },
     "Drag the slider, or focus it and use the arrow keys (Home and End jump to the ends).");
-  root.querySelector(".sa-lab-fallback")?.remove();
+  removeFallback(root);
   root.append(h("div", { class: "sa-panel sa-grid" }, controls,
     h("div", { class: "sa-panel-body" }, h("div", { class: "sa-grid-plane" }, svg),
       h("div", { class: "sa-panel-side sa-grid-side" }, total, half, status, hint))));
@@ -60,10 +61,23 @@ export function mount(root, config) {
   const canDouble = (n) => 2 * n <= max;
   const summary = (n) => `${n} tokens: ${formatCount(scoreCount(n))} comparisons`;
 
+  // Device pixels per unit of the viewBox. The grid is drawn on whole device pixels: each cell
+  // is a whole number of them and each line too, so that on any screen every row and column
+  // is as wide as the others (a fractional cell made the lines alias into uneven rows).
+  function devicePixels() {
+    const w = svg.getBoundingClientRect().width;
+    return w > 0 ? (w * (window.devicePixelRatio || 1)) / SIZE : 1;
+  }
+
   function render() {
     const n = state.n;
     const c = scoreCount(n);
-    const cell = area / n;
+    const k = devicePixels();
+    const origin = Math.round(PAD * k); // device pixels
+    const cell = Math.max(1, Math.floor((SIZE * k - origin) / n));
+    const line = Math.max(1, Math.round(k * Math.max(0.6, Math.min(2, (cell / k) * 0.12))));
+    const u = (px) => Number((px / k).toFixed(4)); // device pixels to viewBox units
+    const [start, end] = [u(origin), u(origin + n * cell)];
     slider.value = String(n);
     slider.setAttribute("aria-valuetext", summary(n));
     shown.textContent = String(n);
@@ -75,14 +89,24 @@ export function mount(root, config) {
 
     let d = "";
     for (let i = 1; i < n; i++) {
-      const at = (PAD + i * cell).toFixed(2);
-      d += `M${at} ${PAD}V${SIZE}M${PAD} ${at}H${SIZE}`;
+      const at = u(origin + i * cell - Math.floor(line / 2) + line / 2); // the line's middle
+      d += `M${at} ${start}V${end}M${start} ${at}H${end}`;
     }
+    for (const r of [cells, quarter]) {
+      r.setAttribute("x", start);
+      r.setAttribute("y", start);
+    }
+    cells.setAttribute("width", end - start);
+    cells.setAttribute("height", end - start);
     lines.setAttribute("d", d);
-    lines.style.strokeWidth = String(Math.max(0.6, Math.min(2, cell * 0.12)));
+    lines.style.strokeWidth = String(u(line));
+    const middle = (start + end) / 2; // the axis names stay centred on the grid drawn
+    keysLabel.setAttribute("x", middle);
+    queriesLabel.setAttribute("y", middle);
+    queriesLabel.setAttribute("transform", `rotate(-90 ${PAD - 8} ${middle})`);
     const even = n % 2 === 0;
-    quarter.setAttribute("width", even ? area / 2 : 0);
-    quarter.setAttribute("height", even ? area / 2 : 0);
+    quarter.setAttribute("width", even ? u((n / 2) * cell) : 0);
+    quarter.setAttribute("height", even ? u((n / 2) * cell) : 0);
     if (even) {
       half.textContent = `The shaded quarter is the grid of n / 2 = ${n / 2} tokens: `
         + `${formatCount(scoreCount(n / 2))} comparisons. Twice the tokens, four times the comparisons.`;
@@ -99,6 +123,8 @@ export function mount(root, config) {
     if (announce) status.textContent = `${summary(state.n)}.`;
   }
 
+  // A new width or zoom changes the device pixels: draw the grid again on them.
+  if (typeof ResizeObserver === "function") new ResizeObserver(() => render()).observe(svg);
   slider.addEventListener("input", () => set(Number(slider.value), false));
   slider.addEventListener("change", () => set(Number(slider.value), true));
   for (const [button, can, factor] of [[halve, canHalve, 0.5], [double, canDouble, 2]]) {

@@ -4,10 +4,13 @@
 // plot draws the loss over c as far as training has gone, and the side panel
 // shows c, sweet's weight on apple, the loss, the gradient and the next step.
 // The maths is the shared maths.js (tested against selfattention.learning);
-// the configuration comes from booktools.labs.learning. No globals.
+// the state lives in learning-state.js (no DOM), this module draws it; the
+// configuration comes from booktools.labs.learning. No globals.
+import { removeFallback } from "../contract.js";
 import { h, loadStylesheet, s } from "../dom.js";
 import { fmt } from "../format.js";
-import { appleSweet, descend } from "../maths.js";
+import { appleSweet } from "../maths.js";
+import { createState, readout } from "./learning-state.js";
 
 const W = 400; // viewBox width
 const H = 270; // viewBox height
@@ -18,9 +21,10 @@ const DOTS = 250; // the last steps drawn as dots
 export function mount(root, config) {
   loadStylesheet(new URL("./panel.css", import.meta.url));
   loadStylesheet(new URL("./learning.css", import.meta.url));
-  const { c0, learning_rate: lr, buttons, slider: range, loss_max: lossMax, decimals: d, words } = config;
+  const { c0, learning_rate: lr, buttons, slider: range, loss_max: lossMax, words } = config;
   const [apple, sweet] = words;
-  const state = { c: c0, steps: 0, path: [c0] };
+  const lab = createState(config);
+  const { state } = lab;
 
   // --- Controls: step buttons, Reset, the slider for c.
   const stepButtons = buttons.map((n) => h("button", { type: "button", "data-steps": String(n) },
@@ -61,10 +65,10 @@ export function mount(root, config) {
       h("label", { class: "sa-learn-slider", for: sliderId }, h("span", {}, "c"), input, sliderOut)),
     h("div", { class: "sa-panel-body" }, h("div", { class: "sa-learn-plot" }, svg),
       h("div", { class: "sa-panel-side" }, table, status, hint)));
-  root.querySelector(".sa-lab-fallback")?.remove();
+  removeFallback(root);
   root.append(panel);
 
-  const cMax = () => Math.max(range.max, Math.ceil(Math.max(...state.path)));
+  const cMax = () => lab.cMax();
   const px = (c) => M.left + ((c - range.min) / (cMax() - range.min)) * (W - M.left - M.right);
   const py = (loss) => H - M.bottom - (Math.min(loss, lossMax) / lossMax) * (H - M.top - M.bottom);
 
@@ -106,11 +110,7 @@ export function mount(root, config) {
   }
 
   function render(announce) {
-    const at = appleSweet(state.c);
-    const shown = {
-      c: fmt(state.c, d.c), weight: fmt(at.weight, d.weight), loss: fmt(at.loss, d.loss),
-      gradient: fmt(at.gradient, d.gradient), step: fmt(-lr * at.gradient, d.step), steps: String(state.steps),
-    };
+    const shown = readout(config, state);
     for (const [key, td] of Object.entries(values)) td.textContent = shown[key];
     root.dataset.c = String(state.c);
     root.dataset.steps = String(state.steps);
@@ -127,18 +127,13 @@ export function mount(root, config) {
   }
 
   function take(n) {
-    const path = descend(state.c, n, lr);
-    state.path.push(...path.slice(1));
-    state.c = path[path.length - 1];
-    state.steps += n;
-    input.value = String(Math.min(range.max, Math.max(range.min, state.c))); // the slider follows, on its grid
+    lab.take(n);
+    input.value = String(lab.slider()); // the slider follows, on its grid
     render(true);
   }
 
   function restart(c) {
-    state.c = c;
-    state.steps = 0;
-    state.path = [c];
+    lab.restart(c);
     render(true);
   }
 

@@ -3,12 +3,13 @@
 // without JavaScript they all show, one after the other. This module shows one
 // step at a time, with Back and Next buttons, and announces each step.
 // Everything lives inside mount(): no globals.
+import { TRACE_STEPS_CLASS, TRACE_STEP_CLASS } from "../contract.js";
 import { h, loadStylesheet } from "../dom.js";
 
 export function mount(root, config) {
   loadStylesheet(new URL("./panel.css", import.meta.url));
   loadStylesheet(new URL("./qkv-trace.css", import.meta.url));
-  const steps = [...root.querySelectorAll(".sa-trace-step")];
+  const steps = [...root.querySelectorAll(`.${TRACE_STEP_CLASS}`)];
   const n = steps.length;
   let at = 0;
 
@@ -17,7 +18,7 @@ export function mount(root, config) {
   const count = h("span", { class: "sa-trace-count" });
   const status = h("p", { class: "sa-trace-status", role: "status", "aria-live": "polite" });
   const nav = h("div", { class: "sa-trace-nav", role: "group", "aria-label": "Steps of the trace" }, back, count, next);
-  const panel = h("div", { class: "sa-panel sa-trace" }, nav, root.querySelector(".sa-trace-steps"), status);
+  const panel = h("div", { class: "sa-panel sa-trace" }, nav, root.querySelector(`.${TRACE_STEPS_CLASS}`), status);
   root.append(panel);
 
   function show(k, announce) {

@@ -2,45 +2,16 @@
 // the matrices W_Q, W_K, W_V and watch Q, K, V, the scores, the weights and
 // the outputs update. A badge says whether the score table is symmetric;
 // pointing at a score, or focusing it, says which query and which key made
-// it. The page computes the config with booktools.labs.qkv; the maths comes
-// from ../maths.js. Everything lives inside mount(): no globals.
+// it. The page computes the config with booktools.labs.qkv; the state and
+// the maths live in qkv-state.js (no DOM), this module only draws them.
+// Everything lives inside mount(): no globals.
+import { removeFallback } from "../contract.js";
 import { h, loadStylesheet } from "../dom.js";
 import { fmt } from "../format.js";
-import { headTrace, isSymmetric } from "../maths.js";
+import { MATRICES, createState } from "./qkv-state.js";
 
-const MATRICES = ["w_q", "w_k", "w_v"];
 const NAMES = { x: "X", w_q: "W_Q", w_k: "W_K", w_v: "W_V" };
 const PROMPT = "Point at a score, or focus it, to see which query and which key made it.";
-const copy = (m) => m.map((row) => [...row]);
-
-// The lab's state: the inputs, the switch, and what they give. No DOM here.
-function createState(config) {
-  const identity = config.x[0].map((_, i) => config.x[0].map((__, j) => (i === j ? 1 : 0)));
-  const state = { projections: true, look: null, result: null };
-  const start = () => {
-    state.x = copy(config.x);
-    for (const m of MATRICES) state[m] = copy(config[m]);
-  };
-  const update = () => {
-    const [q, k, v] = state.projections ? MATRICES.map((m) => state[m]) : [identity, identity, identity];
-    state.result = headTrace(state.x, q, k, v);
-    state.result.symmetric = isSymmetric(state.result.scores, config.symmetry_atol);
-  };
-  start();
-  update();
-  return {
-    state,
-    set(name, i, j, value) { state[name][i][j] = value; update(); },
-    preset(p) {
-      state.x = copy(config.x);
-      for (const m of MATRICES) state[m] = copy(p[m]);
-      state.projections = true;
-      update();
-    },
-    setProjections(on) { state.projections = on; update(); },
-    reset() { start(); state.projections = true; update(); },
-  };
-}
 
 export function mount(root, config) {
   loadStylesheet(new URL("./panel.css", import.meta.url));
@@ -72,7 +43,7 @@ export function mount(root, config) {
       });
       box.addEventListener("input", () => {
         const v = box.value === "" ? NaN : Number(box.value);
-        const ok = Number.isFinite(v) && Math.abs(v) <= config.limit;
+        const ok = lab.usable(v);
         box.setAttribute("aria-invalid", String(!ok));
         if (!ok) return;
         lab.set(name, i, j, v);
@@ -117,15 +88,15 @@ export function mount(root, config) {
     "Type a number in any box, or use the arrow keys in it (steps of ", String(config.step), ").");
   for (const td of cells.scores.flat()) {
     td.tabIndex = 0;
-    const on = () => { state.look = [Number(td.dataset.r), Number(td.dataset.c)]; showLook(); };
-    const off = () => { state.look = null; showLook(); };
+    const on = () => { lab.setLook([Number(td.dataset.r), Number(td.dataset.c)]); showLook(); };
+    const off = () => { lab.setLook(null); showLook(); };
     td.addEventListener("mouseenter", on);
     td.addEventListener("focus", on);
     td.addEventListener("mouseleave", off);
     td.addEventListener("blur", off);
   }
 
-  root.querySelector(".sa-lab-fallback")?.remove();
+  removeFallback(root);
   root.append(h("div", { class: "sa-panel sa-qkv" }, controls, hint, editors,
     h("div", { class: "sa-qkv-notes" }, badge, explain, status),
     h("div", { class: "sa-qkv-tables" }, ...tables)));

@@ -4,6 +4,7 @@
 // rounds, answers and texts come from the page's config
 // (booktools.labs.referent_game); nothing is computed here. Everything lives
 // inside mount(): no globals.
+import { removeFallback } from "../contract.js";
 import { h, loadStylesheet } from "../dom.js";
 
 export function mount(root, config) {
@@ -27,7 +28,7 @@ export function mount(root, config) {
   const summary = h("p", { class: "sa-referent-summary" });
   const hint = h("p", { class: "sa-panel-hint" },
     "Click or tap a noun, or reach it with Tab and press Enter.");
-  root.querySelector(".sa-lab-fallback")?.remove();
+  removeFallback(root);
   // "Next round" and "Play again" are in the page only while they can be used.
   const actions = h("div", { class: "sa-panel-buttons sa-referent-actions" });
   root.append(h("div", { class: "sa-panel sa-referent" }, progress, sentence, question, choices, feedback,

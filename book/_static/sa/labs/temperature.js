@@ -5,6 +5,7 @@
 // and the presets come from the page's config (booktools.labs.temperature);
 // the maths is maths.js's softmaxTemperature, tested against the package.
 // The state is one number, T. Everything lives inside mount(): no globals.
+import { removeFallback } from "../contract.js";
 import { h, loadStylesheet } from "../dom.js";
 import { fmt } from "../format.js";
 import { softmaxTemperature } from "../maths.js";
@@ -47,7 +48,7 @@ export function mount(root, config) {
   const hint = h("p", { class: "sa-panel-hint" },
     "Drag the slider, or focus it and use the arrow keys (Home and End jump to the ends). "
     + "A small T sharpens the weights; a large T softens them.");
-  root.querySelector(".sa-lab-fallback")?.remove();
+  removeFallback(root);
   root.append(h("div", { class: "sa-panel sa-temp", role: "group", "aria-label": "Softmax with a temperature" },
     controls, h("div", { class: "sa-temp-body" }, table, summary, status, hint)));
 

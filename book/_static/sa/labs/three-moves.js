@@ -2,25 +2,22 @@
 // moves of attention, one at a time: look, score, blend. Back and Next (or
 // the arrow keys, Home and End, with the focus anywhere in the panel) walk
 // through them. Every number and text comes from the page's config, computed
-// by the package (booktools.labs.three_moves); this module only shows the
-// move asked for and draws it. Everything lives inside mount(): no globals.
+// by the package (booktools.labs.three_moves); the state and what each move
+// draws live in three-moves-state.js (no DOM); this module only draws them.
+// Everything lives inside mount(): no globals.
+import { removeFallback } from "../contract.js";
 import { h, loadStylesheet, s } from "../dom.js";
-
-const SIZE = 300; // side of the square viewBox
-const PAD = 34; // room around the plane for the labels
+import { SIZE, createState, labels as labelSpots, plane, scene } from "./three-moves-state.js";
 
 export function mount(root, config) {
   loadStylesheet(new URL("./panel.css", import.meta.url));
   loadStylesheet(new URL("./three-moves.css", import.meta.url));
-  const { words, x, word, shares, output, moves } = config;
-  const last = moves.length - 1;
-  const state = { move: 0 };
+  const { words, x, word, output, moves } = config;
+  const lab = createState(config);
+  const { state, last } = lab;
 
   // --- The plane: from 0 to the largest coordinate, the same scale on both axes.
-  const top = Math.max(...x.flat(), ...output, 1);
-  const span = SIZE - 2 * PAD;
-  const px = (v) => PAD + (v / top) * span;
-  const py = (v) => SIZE - PAD - (v / top) * span;
+  const { top, px, py } = plane(config);
   const svg = s("svg", { viewBox: `0 0 ${SIZE} ${SIZE}`, class: "sa-moves-svg", role: "img" });
   const axes = s("path", {
     class: "sa-moves-axes", d: `M${px(0)} ${py(0)}H${px(top)}M${px(0)} ${py(0)}V${py(top)}`,
@@ -39,11 +36,7 @@ export function mount(root, config) {
       cx: px(p[0]), cy: py(p[1]), r: j === word ? 7 : 5.5,
       class: j === word ? "sa-moves-point sa-moves-me" : "sa-moves-point",
     }));
-    const right = p[0] < top / 2;
-    labels.append(s("text", {
-      x: px(p[0]) + (right ? 10 : -10), y: py(p[1]) - 8, class: "sa-moves-label",
-      "text-anchor": right ? "start" : "end",
-    }, words[j]));
+    labels.append(s("text", { class: "sa-moves-label", "data-word": j }, words[j]));
   });
 
   // --- The move: its title, text and table, and the buttons.
@@ -66,44 +59,34 @@ export function mount(root, config) {
     dots),
   h("div", { class: "sa-panel-body" }, h("div", { class: "sa-moves-plane" }, svg),
     h("div", { class: "sa-panel-side" }, title, text, table, status, hint)));
-  root.querySelector(".sa-lab-fallback")?.remove();
+  removeFallback(root);
   root.append(panel);
 
   function drawLinks(move) {
-    links.replaceChildren();
-    shareLabels.replaceChildren();
-    pieces.replaceChildren();
-    x.forEach((p, j) => {
-      const width = move === 1 ? 1 + 9 * shares[j] : 1.5; // the score move: as thick as the share
-      if (j === word) {
-        links.append(s("circle", { cx: px(p[0]), cy: py(p[1]), r: 13, class: "sa-moves-link", "stroke-width": width }));
-      } else {
-        links.append(s("line", {
-          x1: px(me[0]), y1: py(me[1]), x2: px(p[0]), y2: py(p[1]), class: "sa-moves-link", "stroke-width": width,
-        }));
-      }
+    const sc = scene(config, move);
+    labelSpots(config, move).forEach((at, j) => {
+      const text = labels.children[j];
+      text.setAttribute("x", String(at.x));
+      text.setAttribute("y", String(at.y));
+      text.setAttribute("text-anchor", at.anchor);
     });
-    if (move === 1) {
-      x.forEach((p, j) => {
-        const right = p[0] < top / 2;
-        shareLabels.append(s("text", {
-          x: px(p[0]) + (right ? 10 : -10), y: py(p[1]) + 20, class: "sa-moves-label sa-moves-share",
-          "text-anchor": right ? "start" : "end",
-        }, moves[1].rows[j][2]));
-      });
-    }
-    if (move === 2) {
-      // Each word times its share, laid end to end from the origin: they end at the blend.
-      let at = [0, 0];
-      x.forEach((p, j) => {
-        const to = [at[0] + shares[j] * p[0], at[1] + shares[j] * p[1]];
-        pieces.append(s("line", {
-          x1: px(at[0]), y1: py(at[1]), x2: px(to[0]), y2: py(to[1]), class: `sa-moves-piece sa-moves-piece-${j}`,
-        }));
-        at = to;
-      });
-    }
-    const show = move === 2;
+    links.replaceChildren(...sc.links.map((l) => (l.self
+      ? s("circle", { cx: px(l.to[0]), cy: py(l.to[1]), r: 13, class: "sa-moves-link", "stroke-width": l.width })
+      : s("line", {
+        x1: px(sc.me[0]), y1: py(sc.me[1]), x2: px(l.to[0]), y2: py(l.to[1]), class: "sa-moves-link",
+        "stroke-width": l.width,
+      }))));
+    shareLabels.replaceChildren(...sc.shareLabels.map((text, j) => {
+      const p = x[j];
+      const right = p[0] < top / 2;
+      return s("text", {
+        x: px(p[0]) + (right ? 10 : -10), y: py(p[1]) + 20, class: "sa-moves-label sa-moves-share",
+        "text-anchor": right ? "start" : "end",
+      }, text);
+    }));
+    pieces.replaceChildren(...sc.pieces.map(([at, to], j) => s("line", {
+      x1: px(at[0]), y1: py(at[1]), x2: px(to[0]), y2: py(to[1]), class: `sa-moves-piece sa-moves-piece-${j}`,
+    })));
     const [cx, cy] = [px(output[0]), py(output[1])];
     let d = "";
     for (let k = 0; k < 10; k++) {
@@ -111,10 +94,10 @@ export function mount(root, config) {
       const a = -Math.PI / 2 + (k * Math.PI) / 5;
       d += `${k ? "L" : "M"}${(cx + r * Math.cos(a)).toFixed(2)} ${(cy + r * Math.sin(a)).toFixed(2)}`;
     }
-    star.setAttribute("d", show ? `${d}Z` : "");
+    star.setAttribute("d", sc.blend ? `${d}Z` : "");
     starLabel.setAttribute("x", String(cx - 14)); // left of the star, clear of the word's own label
     starLabel.setAttribute("y", String(cy - 6));
-    starLabel.textContent = show ? "blend" : "";
+    starLabel.textContent = sc.blend ? "blend" : "";
   }
 
   function render(announce) {
@@ -136,10 +119,7 @@ export function mount(root, config) {
   }
 
   function go(move) {
-    const to = Math.min(last, Math.max(0, move));
-    if (to === state.move) return;
-    state.move = to;
-    render(true);
+    if (lab.go(move)) render(true);
   }
 
   back.addEventListener("click", () => {
@@ -151,7 +131,7 @@ export function mount(root, config) {
     if (next.disabled) back.focus();
   });
   panel.addEventListener("keydown", (event) => {
-    const to = { ArrowRight: state.move + 1, ArrowLeft: state.move - 1, Home: 0, End: last }[event.key];
+    const to = lab.target(event.key);
     if (to === undefined || event.altKey || event.ctrlKey || event.metaKey) return;
     event.preventDefault();
     go(to);

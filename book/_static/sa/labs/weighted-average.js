@@ -4,6 +4,7 @@
 // its maths live in weighted-average-state.js and ../maths.js; this module
 // is the view: it draws the state and turns pointer, touch and keys into
 // state changes. Everything lives inside mount(): no globals.
+import { removeFallback } from "../contract.js";
 import { h, loadStylesheet, s } from "../dom.js";
 import { fmt } from "../format.js";
 import { createState } from "./weighted-average-state.js";
@@ -187,7 +188,7 @@ export function mount(root, config) {
     td.addEventListener("blur", off);
   }
 
-  root.querySelector(".sa-lab-fallback")?.remove();
+  removeFallback(root);
   root.append(h("div", { class: "sa-panel sa-wa" }, controls,
     h("div", { class: "sa-panel-body" }, h("div", { class: "sa-wa-plane" }, svg),
       h("div", { class: "sa-panel-side" }, hint, mixer, shares, lookText, status)),

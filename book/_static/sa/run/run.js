@@ -7,6 +7,7 @@
 
 const RUNTIME_DIR = "_static/sa/run/runtime/";
 const MAX_OUTPUT = 100000; // characters kept per cell
+const KEYS_HINT = "Ctrl+Enter (⌘+Enter on a Mac) runs. Tab inserts four spaces; Esc, then Tab, leaves the editor.";
 
 // WebAssembly with exception references (exnref), which this Python needs:
 // a function returning `ref.null exn` validates only where it is supported.
@@ -200,6 +201,12 @@ async function run(cell) {
   }
 }
 
+// Run a cell after those already asked for (a Run click, or Ctrl+Enter in the editor).
+function request(cell) {
+  if (cell.run.disabled) return;
+  queue = queue.then(() => run(cell));
+}
+
 function controls(cell, anchor) {
   const bar = el("div", { class: "sa-run-bar" });
   cell.run = el("button", { type: "button", class: "sa-run-button" }, "Run");
@@ -209,9 +216,7 @@ function controls(cell, anchor) {
   cell.status = el("span", { class: "sa-run-status", role: "status", hidden: "" });
   bar.append(cell.run, cell.stop, cell.progress, cell.status);
   cell.output = el("pre", { class: "sa-run-output", hidden: "", tabindex: "0", "aria-label": "Output of your run" });
-  cell.run.addEventListener("click", () => {
-    queue = queue.then(() => run(cell));
-  });
+  cell.run.addEventListener("click", () => request(cell));
   cell.stop.addEventListener("click", () => restart("Stopped. Python was restarted: Run again runs the cells " +
     "above first."));
   anchor.after(bar, cell.output);
@@ -228,23 +233,31 @@ function runCell(box, n) {
 function exerciseCell(block, n) {
   const pre = block.querySelector("pre");
   const starter = pre.textContent;
+  const keys = el("p", { class: "sa-run-keys", id: `sa-run-keys-${n}` }, KEYS_HINT);
   const area = el("textarea", { class: "sa-run-editor", spellcheck: "false", autocapitalize: "off",
-    rows: String(Math.max(4, starter.split("\n").length)), "aria-label": "Your code (editable)" });
+    rows: String(Math.max(4, starter.split("\n").length)), "aria-label": "Your code (editable)",
+    "aria-describedby": keys.id, "aria-keyshortcuts": "Control+Enter Meta+Enter" });
   area.value = starter.replace(/\n$/, "");
   const box = el("div", { class: "sa-run-exercise" });
   block.replaceWith(box);
   box.append(area);
   const cell = { id: `c${n}`, box, exercise: true, ran: false, code: () => area.value };
   controls(cell, area);
+  area.after(keys); // the keys, between the editor and its buttons
   const reset = el("button", { type: "button", class: "sa-run-reset" }, "Reset the code");
   reset.addEventListener("click", () => {
     area.value = starter.replace(/\n$/, "");
   });
   cell.run.after(reset);
-  // Tab inserts four spaces; Escape then Tab leaves the editor (keyboard users are not trapped).
+  // Ctrl+Enter (Cmd+Enter on a Mac) runs; Tab inserts four spaces; Escape then Tab leaves the
+  // editor (keyboard users are not trapped). The hint under the editor says so.
   let escaped = false;
   area.addEventListener("keydown", (e) => {
-    if (e.key === "Escape") escaped = true;
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey) {
+      e.preventDefault();
+      escaped = false;
+      request(cell);
+    } else if (e.key === "Escape") escaped = true;
     else if (e.key === "Tab" && !e.shiftKey && !escaped) {
       e.preventDefault();
       area.setRangeText("    ", area.selectionStart, area.selectionEnd, "end");
