@@ -10,6 +10,10 @@ rules that match nothing in this book. After the build, for each page:
 * rules of the theme's big stylesheet whose classes or ids occur nowhere in the
   site (no page, no script) are left out (:func:`purge`);
 * the page links that one file instead.
+
+A rebuild writes only the pages that changed, so the pages it leaves alone
+still link the bundles of an earlier build: a bundle is deleted only when no
+page links it any more (:func:`linked_bundles`).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ _URL = re.compile(r'url\(\s*(["\']?)(?!data:|https?:|/|#)([^"\')]+)\1\s*\)')
 _IMPORT = re.compile(r'@import\s+(?:url\()?["\']([^"\']+)["\']\)?\s*;')
 _FUNCTIONAL = re.compile(r":(?:not|is|where|has|matches|-webkit-any|nth-[a-z-]+|host|host-context)\(")
 _TOKEN = re.compile(r"([.#])(-?[_a-zA-Z][\w-]*)")
+_BUNDLE = re.compile(r'<link rel="stylesheet" href="(?:\.\./)*(_static/sa/site-[0-9a-f]{10}\.css)"')
 
 
 def split_rules(css: str) -> list[str]:
@@ -216,22 +221,39 @@ def bundle_page(page_html: str, depth: int, root: Path, words: set[str],
     return page_html[:first] + tag + page_html[first:]
 
 
+def linked_bundles(pages_html) -> set[str]:
+    """The bundles (``_static/sa/site-<hash>.css``) that the pages link, relative to the site's root.
+
+    Examples
+    --------
+    >>> sorted(linked_bundles(['<link rel="stylesheet" href="../_static/sa/site-0123456789.css" />',
+    ...                        '<link rel="stylesheet" href="_static/sa/sa.css" />']))
+    ['_static/sa/site-0123456789.css']
+    """
+    return {m.group(1) for text in pages_html for m in _BUNDLE.finditer(text)}
+
+
 def _build_finished(app, exception):
     if exception is not None or app.builder.format != "html":
         return
     root = Path(app.outdir)
-    words = site_words(root)
-    written: dict[tuple, str] = {}
+    pages = {}
     for page in sorted(root.rglob("*.html")):
         rel = page.relative_to(root)
-        if rel.parts[0].startswith("_"):
-            continue
-        text = page.read_text(encoding="utf-8")
-        new = bundle_page(text, len(rel.parts) - 1, root, words, written)
-        if new != text:
-            page.write_text(new, encoding="utf-8")
-    for old in (root / "_static" / "sa").glob("site-*.css"):  # bundles of earlier builds
-        if f"_static/sa/{old.name}" not in written.values():
+        if not rel.parts[0].startswith("_"):
+            pages[rel] = page.read_text(encoding="utf-8")
+    # Only the pages this build wrote link their stylesheets one by one; a rebuild that wrote
+    # none has nothing to bundle, and need not read the site's words.
+    fresh = [rel for rel, text in pages.items() if len(_LINK.findall(text)) >= 2]
+    if fresh:
+        words = site_words(root)
+        written: dict[tuple, str] = {}
+        for rel in fresh:
+            pages[rel] = bundle_page(pages[rel], len(rel.parts) - 1, root, words, written)
+            (root / rel).write_text(pages[rel], encoding="utf-8")
+    keep = linked_bundles(pages.values())
+    for old in (root / "_static" / "sa").glob("site-*.css"):  # bundles that no page links any more
+        if f"_static/sa/{old.name}" not in keep:
             old.unlink()
 
 
