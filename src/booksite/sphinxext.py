@@ -24,7 +24,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import nbformat
-from jupyter_cache import get_cache
 from myst_nb.core.read import read_myst_markdown_notebook
 from sphinx.util import logging
 from sphinx.writers.html5 import HTML5Translator
@@ -162,6 +161,10 @@ def _executed_notebook(app, docname: str, executed_dir: Path):
     ``jupyter_execute/`` without outputs.
     """
     if app.config.nb_execution_mode == "cache":
+        # Here, not at the top: jupyter-cache imports SQLAlchemy, a second of start-up that a
+        # rebuild writing no notebook need not pay.
+        from jupyter_cache import get_cache
+
         nb = read_myst_markdown_notebook(Path(app.env.doc2path(docname)).read_text(encoding="utf-8"))
         try:
             return get_cache(app.config.nb_execution_cache_path).merge_match_into_notebook(nb)[1]
