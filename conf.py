@@ -88,7 +88,9 @@ html_favicon = "book/_static/favicon.svg"
 html_last_updated_fmt = None
 # Sphinx compares the configuration with the last build's before the theme and the extensions
 # fill in their defaults. Given here as they fill them, the values compare equal between two
-# identical builds ("The configuration has changed" is never printed for nothing).
+# identical builds. Two lists still differ, and Sphinx names them ("2 options: 'html_static_path',
+# 'templates_path'"): the theme and three extensions append their folders to them, which no
+# value here can anticipate. They change nothing: no page is read or written again for them.
 html_permalinks_icon = "#"
 html_sourcelink_suffix = ""
 html_copy_source = True
