@@ -62,12 +62,12 @@ def test_every_local_address_resolves_after_each_rebuild(built_book, tmp_path):
     assert "no targets are out of date" in log, log[-3000:]
     assert missing_targets(out / "html") == []
 
-    page = BOOK / f"{TOUCHED}.md"
-    before = page.stat()
+    page, written = BOOK / f"{TOUCHED}.md", out / "html" / f"{TOUCHED}.html"
+    before, written_before = page.stat(), written.stat().st_mtime_ns
     try:
         os.utime(page, ns=(before.st_atime_ns, time.time_ns()))
-        log = rebuild(out)
+        rebuild(out)
     finally:  # the checkout's own build need not read the page again
         os.utime(page, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert re.search(rf"writing output\.\.\. .*{TOUCHED}", log), log[-3000:]
+    assert written.stat().st_mtime_ns > written_before  # the touched page was written again
     assert missing_targets(out / "html") == []
