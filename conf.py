@@ -43,6 +43,7 @@ html_static_path = ["book/_static"]
 # --- MyST and notebook execution -------------------------------------------
 myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath", "deflist", "substitution"]
 myst_heading_anchors = 3
+myst_update_mathjax = False  # formulas are MathML (booksite.mathml): no MathJax to configure
 
 # --- Citing the book ------------------------------------------------------------
 # One source of truth (booksite.citation): CITATION.cff holds the title, authors
@@ -85,12 +86,22 @@ html_theme = "sphinx_book_theme"
 html_title = project
 html_favicon = "book/_static/favicon.svg"
 html_last_updated_fmt = None
+# Sphinx compares the configuration with the last build's before the theme and the extensions
+# fill in their defaults. Given here as they fill them, the values compare equal between two
+# identical builds. Two lists still differ, and Sphinx names them ("2 options: 'html_static_path',
+# 'templates_path'"): the theme and three extensions append their folders to them, which no
+# value here can anticipate. They change nothing: no page is read or written again for them.
+html_permalinks_icon = "#"
+html_sourcelink_suffix = ""
 html_copy_source = True
 html_show_sourcelink = True
 html_theme_options = {
     "use_download_button": True,
     "show_toc_level": 2,
     "home_page_in_toc": True,
+    "icon_links": [],
+    "logo": {},
+    "navbar_persistent": ["search-button-field"],
     "extra_footer": f"<p>Version {release}, built on {sa_build_date}. "
                     '<a href="status.html">Build status</a> · <a href="genindex.html">Index</a> · '
                     '<a href="runtime-licences.html">Licences of the in-browser Python</a></p>',
@@ -120,8 +131,8 @@ nitpick_ignore_regex = [("py:class", r"(?!selfattention\.).*"),
 html_context = {"default_mode": "auto"}
 
 # --- The site's own styles and script ------------------------------------------------
-html_css_files = ["sa/icons.css", "sa/sa.css"]
-html_js_files = [("sa/sa.js", {"type": "module"})]
+html_css_files = [("sa/icons.css", {"priority": 800}), ("sa/sa.css", {"priority": 800})]  # 800: Sphinx's for ours
+html_js_files = [("sa/sa.js", {"type": "module", "priority": 800})]
 
 # --- PDF (`make pdf`): Sphinx's LaTeX builder, xelatex and latexmk ------------------------
 # Figures go in as PNG (myst-nb's LaTeX priority picks image/png); a lab becomes a figure of

@@ -51,17 +51,6 @@ True
 
 from __future__ import annotations
 
-from .bibliography import setup_bibliography
-from .execution import setup_execution
-from .labdata import setup_labdata
-from .mathml import setup_mathml
-from .pagemeta import setup_pagemeta
-from .pdf import setup_pdf
-from .publish import setup_publish
-from .runcells import setup_runcells
-from .sitecss import setup_sitecss
-from .sphinxext import setup_html
-
 #: Sphinx's default priority of an event handler; lower runs first.
 DEFAULT = 500
 
@@ -73,6 +62,19 @@ def setup(app):
     runs first; the theme's handlers run at :data:`DEFAULT`, after ours of the
     same priority (the theme is set up last).
     """
+    # Imported here, as sphinx-design does: ``import booksite`` (and ``python -m booksite.runtime``,
+    # ``booksite.serve`` in the tools) stays quick, since the features import Sphinx, myst-nb and pybtex.
+    from .bibliography import setup_bibliography
+    from .execution import setup_execution
+    from .labdata import setup_labdata
+    from .mathml import setup_mathml
+    from .pagemeta import setup_pagemeta
+    from .pdf import setup_pdf
+    from .publish import setup_publish
+    from .runcells import setup_runcells
+    from .sitecss import setup_sitecss
+    from .sphinxext import setup_html
+
     setup_execution(app)     # config-inited: the cache database, before the parallel readers start
     setup_bibliography(app)  # the pybtex styles that conf.py names, before the references are read
     setup_mathml(app)

@@ -14,8 +14,6 @@ import hashlib
 import os
 from pathlib import Path
 
-from jupyter_cache.cache.db import create_db
-
 #: What the pages' code cells run, relative to ``src/``: a change here re-executes every page.
 CELL_CODE = ("selfattention", "booktools", "booksite/runtime.py")
 
@@ -66,9 +64,15 @@ def _create_cache_db(app, config) -> None:
     did not exist yet, both would try to create its tables and one would fail
     with "table settings already exists".
     """
-    if config.nb_execution_mode == "cache" and config.nb_execution_cache_path:
-        Path(config.nb_execution_cache_path).mkdir(parents=True, exist_ok=True)
-        create_db(config.nb_execution_cache_path).dispose()
+    path = Path(config.nb_execution_cache_path or ".")
+    if config.nb_execution_mode != "cache" or (path / "global.db").exists():
+        return
+    # Here, not at the top: jupyter-cache imports SQLAlchemy, a second of every build's start-up,
+    # and only the first build of a version of the code needs the database made.
+    from jupyter_cache.cache.db import create_db
+
+    path.mkdir(parents=True, exist_ok=True)
+    create_db(path).dispose()
 
 
 def setup_execution(app) -> None:

@@ -22,13 +22,12 @@ The runtime files come from :mod:`booksite.runtime`; they are copied to
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import Directive
 
-from .runtime import DEFAULT_OUT, WHEEL_REQUIREMENT, build
+from .runtime import DEFAULT_OUT, WHEEL_REQUIREMENT, build, copy_into
 
 #: Where the runtime files live in the site.
 SITE_DIR = "_static/sa/run/runtime"
@@ -65,10 +64,7 @@ def _copy_runtime(app, exception):
     if exception is not None or app.builder.format != "html":
         return
     build()
-    target = Path(app.outdir) / SITE_DIR
-    if target.exists():
-        shutil.rmtree(target)
-    shutil.copytree(DEFAULT_OUT, target)
+    copy_into(Path(app.outdir) / SITE_DIR)
 
 
 class RuntimeLicences(Directive):

