@@ -8,6 +8,7 @@ module                          what it holds
 :mod:`~booktools.style`         the one figure style (colours, fonts, sizes)
 :mod:`~booktools.figures`       figures by subject, one module each; all share
                                 :mod:`~booktools.figures.base` (start, finish, PNG)
+:mod:`~booktools.pngfile`       a figure as the PNG a page shows, its smallest text inside
 :mod:`~booktools.tables`        numbered MyST tables
 :mod:`~booktools.formatting`    the one number format of tables, prose and labs
 :mod:`~booktools.labs`          one module per JavaScript lab: its configuration

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_float_array
+from ._validate import as_float_array, check_positive_int
 from .attention import attention_scores
 from .examples import three_words
 
@@ -416,8 +416,6 @@ def scaling_example(d_k: int = 64, n_keys: int = 4, seed: int = 6) -> tuple[np.n
     >>> q.shape, K.shape
     ((64,), (4, 64))
     """
-    from ._validate import check_positive_int
-
     d_k = check_positive_int(d_k, "d_k")
     n_keys = check_positive_int(n_keys, "n_keys")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
