@@ -13,7 +13,7 @@ module                          what it holds
 :mod:`~booktools.formatting`    the one number format of tables, prose and labs
 :mod:`~booktools.labs`          one module per JavaScript lab: its configuration
                                 and its test states
-:mod:`~booktools.heads`         one head's weights from its scores (labs and CLI)
+:mod:`~booktools.head_weights`  one head's weights from its scores (labs and CLI)
 :mod:`~booktools.show_attention`  the command line: ``python -m booktools.show_attention``
 :mod:`~booktools.badinputs`     bad inputs tried against the package
 :mod:`~booktools.machine`       what a measurement ran on

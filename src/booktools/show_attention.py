@@ -30,7 +30,7 @@ import numpy as np
 from selfattention import minilm
 
 from .figures.heatmaps import plot_attention
-from .heads import MEAN, head_weights
+from .head_weights import MEAN, head_weights
 from .pngfile import save_png
 
 #: Heads per layer and layers of all-MiniLM-L6-v2.
