@@ -215,3 +215,10 @@ latex_elements = {
 """,
 }
 sa_lab_shots = str(ROOT / "_build" / "lab-shots")
+
+# --- The code behind every figure and lab (issue 23) ------------------------------------------
+# Under each figure and lab, "Made by {func}`…`" names its function (documented on
+# api-figures and api-labs); booksite.sourcelinks puts viewcode's [source] link beside the name.
+# sphinx.ext.viewcode writes the highlighted source pages, _modules/….
+extensions += ["sphinx.ext.viewcode", "booksite.sourcelinks"]
+viewcode_line_numbers = True

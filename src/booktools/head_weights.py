@@ -1,7 +1,7 @@
 """The weights of one attention head, recomputed from its stored scores.
 
 The explorer lab (:mod:`booktools.labs.explorer`) and the command line
-(:mod:`booktools.show_attention`) both show ``softmax(scores / T)`` for
+(``python -m booktools.show_attention``) both show ``softmax(scores / T)`` for
 one head of one layer, or the mean of a layer's heads. This module is that
 one computation.
 """
