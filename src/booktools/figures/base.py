@@ -3,8 +3,8 @@
 Every ``plot_...`` function starts with :func:`subplots` (the book's style,
 then :func:`matplotlib.pyplot.subplots`) and ends with :func:`finish`. The PNG that a page
 shows, with its smallest text recorded in it, comes from :mod:`booktools.pngfile`:
-:func:`~booktools.pngfile.png`, :func:`~booktools.pngfile.save_png`, :func:`~booktools.pngfile.smallest_text_pt`
-and :data:`~booktools.pngfile.SMALLEST_TEXT_KEY` are that module's, named here too so that a
+:func:`~booktools.pngfile.png`, :func:`~booktools.pngfile.save_png`, :func:`~booktools.pngfile.smallest_text_pt`,
+:func:`~booktools.pngfile.cut_texts` and the two PNG keys are that module's, named here too so that a
 figure module needs one import.
 """
 
@@ -13,10 +13,11 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-from ..pngfile import SMALLEST_TEXT_KEY, png, save_png, smallest_text_pt
+from ..pngfile import CUT_TEXT_KEY, SMALLEST_TEXT_KEY, cut_texts, png, save_png, smallest_text_pt
 from ..style import use_book_style
 
-__all__ = ["SMALLEST_TEXT_KEY", "finish", "png", "save_png", "smallest_text_pt", "subplots"]
+__all__ = ["CUT_TEXT_KEY", "SMALLEST_TEXT_KEY", "cut_texts", "finish", "png", "save_png", "smallest_text_pt",
+           "subplots"]
 
 
 def subplots(*args, **kwargs):
