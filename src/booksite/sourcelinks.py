@@ -50,8 +50,9 @@ class SourceLinks(SphinxPostTransform):
                 if target is None:
                     continue
                 module = target.rpartition(".")[0]
-                anchor = viewcode_anchor(reftarget="_modules/" + module.replace(".", "/"), refid=target,
-                                         refdoc=ref["refdoc"])
+                # viewcode's page of the module names each object by its name inside the module
+                anchor = viewcode_anchor(reftarget="_modules/" + module.replace(".", "/"),
+                                         refid=target[len(module) + 1:], refdoc=ref["refdoc"])
                 ref.parent.insert(ref.parent.index(ref) + 1, [nodes.Text(" "), anchor])
                 paragraph["classes"].append("sa-made-by")
 
