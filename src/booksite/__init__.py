@@ -21,6 +21,7 @@ module                           what it holds
 :mod:`~booksite.runtime`         the in-browser Python's files, from one pinned wheel
 :mod:`~booksite.serve`           the built site served on 127.0.0.1 (PDF, tools, tests)
 :mod:`~booksite.sitecss`         one purged stylesheet per page
+:mod:`~booksite.sourcelinks`     a ``[source]`` link beside the function that made a figure or lab
 :mod:`~booksite.sphinxext`       the HTML writer, notebook downloads and the strict CSP
 ===============================  ======================================================
 
@@ -64,20 +65,22 @@ def setup(app):
     """
     # Imported here, as sphinx-design does: ``import booksite`` (and ``python -m booksite.runtime``,
     # ``booksite.serve`` in the tools) stays quick, since the features import Sphinx, myst-nb and pybtex.
-    from .bibliography import setup_bibliography
-    from .execution import setup_execution
-    from .labdata import setup_labdata
-    from .mathml import setup_mathml
-    from .pagemeta import setup_pagemeta
-    from .pdf import setup_pdf
-    from .publish import setup_publish
-    from .runcells import setup_runcells
-    from .sitecss import setup_sitecss
-    from .sphinxext import setup_html
+    from .bibliography import setup_bibliography  # deferred: see above
+    from .execution import setup_execution  # deferred: see above
+    from .labdata import setup_labdata  # deferred: see above
+    from .mathml import setup_mathml  # deferred: see above
+    from .pagemeta import setup_pagemeta  # deferred: see above
+    from .pdf import setup_pdf  # deferred: see above
+    from .publish import setup_publish  # deferred: see above
+    from .runcells import setup_runcells  # deferred: see above
+    from .sitecss import setup_sitecss  # deferred: see above
+    from .sourcelinks import setup_sourcelinks  # deferred: see above
+    from .sphinxext import setup_html  # deferred: see above
 
     setup_execution(app)     # config-inited: the cache database, before the parallel readers start
     setup_bibliography(app)  # the pybtex styles that conf.py names, before the references are read
     setup_mathml(app)
+    setup_sourcelinks(app)   # a post-transform: "Made by" lines get viewcode's [source] link
     # html-page-context: the description first, then the Open Graph tags that repeat it.
     setup_pagemeta(app, page_context=DEFAULT)
     # build-finished: the redirect pages and the 404 page's <base> before the CSP, which every page gets.

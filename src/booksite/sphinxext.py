@@ -215,7 +215,7 @@ def _check_balance(app, pagename, templatename, context, doctree):
                                             location=pagename)
 
 
-def has_solutions(path: Path) -> bool:
+def page_has_solutions(path: Path) -> bool:
     """Whether a page holds a solution (a ``:::{solution}`` block), so it gets a solutions notebook.
 
     Examples
@@ -223,7 +223,7 @@ def has_solutions(path: Path) -> bool:
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.md"
     >>> _ = p.write_text("# X\\n\\n::::{solution} ex-1\\nIt is 3.\\n::::\\n")
-    >>> has_solutions(p)
+    >>> page_has_solutions(p)
     True
     """
     return re.search(r"^:{3,}\{solution", path.read_text(encoding="utf-8"), re.M) is not None
@@ -244,7 +244,7 @@ def notebook_list(book: Path, chapters: dict[str, tuple[int, str]]) -> str:
     """
     return "\n".join(
         f"- {number}. {{doc}}`{page}`: {{notebook}}`{page}`"
-        + (f" and {{notebook}}`{page}-solutions`" if has_solutions(book / f"{page}.md") else "")
+        + (f" and {{notebook}}`{page}-solutions`" if page_has_solutions(book / f"{page}.md") else "")
         for page, (number, _title) in chapters.items())
 
 
@@ -257,7 +257,7 @@ def _add_download_link(app, pagename, templatename, context, doctree):
         return
     up = "../" * pagename.count("/")
     base = f"{up}{NOTEBOOK_DIR}/{pagename}"
-    solved = has_solutions(Path(app.env.doc2path(pagename)))
+    solved = page_has_solutions(Path(app.env.doc2path(pagename)))
     extra = (f', and <a href="{base}-solutions.ipynb" download>the same with the solutions</a>'
              if solved else "")
     link = (

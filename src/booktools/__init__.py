@@ -15,11 +15,12 @@ module                             what it holds
                                    :mod:`~booktools.figures.base` (start, finish, PNG)
 :mod:`~booktools.formatting`       the one number format of tables, prose and labs
 :mod:`~booktools.gluing`           glue computed numbers into a page's prose
-:mod:`~booktools.heads`            one head's weights from its stored scores (labs and CLI)
+:mod:`~booktools.head_weights`     one head's weights from its stored scores (labs and CLI)
 :mod:`~booktools.html`             HTML blocks with JSON data, no scripts (labs, checks)
 :mod:`~booktools.labs`             one module per JavaScript lab: its configuration
                                    and its test states
 :mod:`~booktools.machine`          what a measurement ran on
+:mod:`~booktools.pngfile`          a figure as the PNG a page shows, its text inside the image
 :mod:`~booktools.selfcheck`        self-checks: questions with computed answers
 :mod:`~booktools.show_attention`   the command line: ``python -m booktools.show_attention``
 :mod:`~booktools.style`            the one figure style (colours, fonts, sizes)

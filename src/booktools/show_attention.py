@@ -24,9 +24,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 
-from .heads import MEAN, head_weights
+from selfattention import minilm
+
+from .figures.heatmaps import plot_attention
+from .head_weights import MEAN, head_weights
+from .pngfile import save_png
 
 #: Heads per layer and layers of all-MiniLM-L6-v2.
 NUM_LAYERS, NUM_HEADS = 6, 12
@@ -232,12 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     >>> code
     0
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-
-    from selfattention import minilm
-
+    matplotlib.use("Agg")  # a file, never a window
     parser = build_parser()
     args = parser.parse_args(argv)
     if not 0 <= args.layer < NUM_LAYERS:
@@ -258,10 +258,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{title}: {len(enc.tokens)} tokens")
     skip = [0, len(enc.tokens) - 1] if args.skip_special else []
     print(format_top(enc.tokens, top_attended(weights, enc.tokens, args.top, skip=skip)))
-
-    from .figures.base import save_png
-    from .figures.heatmaps import plot_attention
-
     save_png(plot_attention(weights, enc.tokens, title), args.out)
     print(f"wrote {args.out}")
     return 0

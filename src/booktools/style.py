@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import matplotlib as mpl
 
+from .pngfile import png
+
 #: Okabe–Ito colours: distinguishable with every common colour-vision deficiency.
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 
@@ -70,7 +72,7 @@ def use_book_style() -> None:
 
     Sets matplotlib's global settings to :data:`STYLE`. Inside IPython (a
     page being built, or a notebook) it also makes a Figure display as
-    :func:`booktools.figures.base.png`: cropped, at the style's resolution,
+    :func:`booktools.pngfile.png`: cropped, at the style's resolution,
     with its smallest text recorded for the browser test.
 
     Examples
@@ -90,8 +92,6 @@ def use_book_style() -> None:
         return
     import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
-
-    from .figures.base import png
 
     printers = shell.display_formatter.formatters["image/png"]
     if printers.type_printers.get(Figure) is png:

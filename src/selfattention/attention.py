@@ -1,8 +1,9 @@
 """Scaled dot-product attention, as the formula says, and the causal mask.
 
 This is the reference layer: the functions a reader meets in the chapters.
-:func:`scaled_dot_product_attention` makes the whole ``(..., L, S)`` table
-of scores with :func:`attention_scores`, blocks the masked ones with
+:func:`scaled_dot_product_attention` checks its inputs once, makes the whole
+``(..., L, S)`` table of scores as :func:`attention_scores` does (both call
+one private, unchecked helper), blocks the masked ones with
 ``-inf``, turns each row into weights with
 :func:`~selfattention.softmax`, and averages the values with them:
 ``softmax(q @ k.T * scale) @ v``. It takes no shortcut and starts no
@@ -100,7 +101,16 @@ def attention_scores(q, k, *, scale=None) -> np.ndarray:
            [0.  , 1.41, 2.83]])
     """
     q, k, _ = check_qkv(q, k, None)
-    scale = check_scale(scale, q.shape[-1])
+    return _scores(q, k, check_scale(scale, q.shape[-1]))  # (..., L, S)
+
+
+def _scores(q: np.ndarray, k: np.ndarray, scale: float) -> np.ndarray:
+    """``q @ k.T * scale`` for inputs already checked: both public functions call it.
+
+    ``q`` and ``k`` are float arrays of one dtype, shapes ``(..., L, d_k)``
+    and ``(..., S, d_k)``; ``scale`` is a float. The only check left is on
+    the result: scores that overflow the dtype raise ValueError.
+    """
     with np.errstate(over="ignore", invalid="ignore"):
         scores = q @ np.swapaxes(k, -1, -2)  # (..., L, S)
         scores *= q.dtype.type(scale)  # in place: the table is the big array
@@ -196,7 +206,7 @@ def scaled_dot_product_attention(
     allowed, bias = check_mask(mask, L, S, broadcast_shape(q.shape[:-2], k.shape[:-2], "q and k"))
     scale = check_scale(scale, q.shape[-1])
 
-    scores = attention_scores(q, k, scale=scale)  # (..., L, S)
+    scores = _scores(q, k, scale)  # (..., L, S): the inputs were checked once, above
     if bias is not None:  # a float mask is added to the scores
         with np.errstate(over="ignore"):  # -1e300 becomes -inf in float32: still blocked
             scores = (scores + bias).astype(q.dtype)  # (..., L, S), batch dims of the mask too

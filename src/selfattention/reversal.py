@@ -158,12 +158,12 @@ def summary_loss_and_grads(params, digits, target) -> tuple[float, dict[str, np.
 # --- attention ------------------------------------------------------------------------------
 
 
-def attention_inputs(digits) -> np.ndarray:
+def digits_and_places(digits) -> np.ndarray:
     """Each position as its digit and its place: two blocks of 0s and 1s, (B, n, 10 + n).
 
     Examples
     --------
-    >>> attention_inputs([[2, 0]]).astype(int)
+    >>> digits_and_places([[2, 0]]).astype(int)
     array([[[0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0],
             [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]]])
     """
@@ -209,7 +209,7 @@ def attention_forward(params, digits) -> tuple[np.ndarray, tuple]:
     >>> logits.shape, saved[4].shape
     ((3, 6, 10), (3, 6, 6))
     """
-    x = attention_inputs(digits)                                       # (B, n, 10 + n)
+    x = digits_and_places(digits)                                      # (B, n, 10 + n)
     q, k, v = x @ params["W_Q"], x @ params["W_K"], x @ params["W_V"]  # (B, n, size) each
     out, weights = scaled_dot_product_attention(q, k, v, return_weights=True)   # (B, n, size), (B, n, n)
     return out @ params["W_O"] + params["c"], (x, q, k, v, weights, out)

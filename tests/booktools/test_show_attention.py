@@ -102,7 +102,7 @@ def test_cli_helpers():
 
 
 def test_cli_weights_are_the_model_attentions_at_temperature_1():
-    from booktools.heads import head_weights
+    from booktools.head_weights import head_weights
 
     enc = minilm.encode(ANIMAL_WIDE)
     np.testing.assert_allclose(head_weights(enc.scores, 4, 0), enc.attentions[4, 0], atol=1e-6)

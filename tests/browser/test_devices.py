@@ -208,3 +208,28 @@ def test_pages_carry_no_math_or_icon_script_and_every_page_has_a_description(bro
         assert scripts_kb < budget, f"{path} runs {scripts_kb:.0f} KB of script"
         assert description and len(description) > 50, f"{path} has no meta description"
         assert raw_math == 0, f"{path}: {raw_math} formulas not rendered as MathML"
+
+
+def every_html_page(built_book) -> list[str]:
+    """Every HTML page a reader can open: the chapters, the API, the index and viewcode's source pages."""
+    return sorted(p.relative_to(built_book).as_posix() for p in built_book.rglob("*.html")
+                  if p.relative_to(built_book).parts[0] not in ("_static", "_sources", "_notebooks"))
+
+
+def test_no_page_is_wider_than_a_phone(browser, site_url, built_book):
+    """At 390 px no page scrolls sideways: long API names and index entries wrap (issue 27, §3.1)."""
+    pages = every_html_page(built_book)
+    assert {"api.html", "api-model-and-speed.html", "genindex.html"} <= set(pages)
+    assert any(p.startswith("_modules/booktools/figures/") for p in pages)
+    wide = []
+    for path in pages:
+        context, page = open_page(browser, site_url, path, **PHONE)
+        try:
+            page.evaluate(OPEN_EVERYTHING)
+            page.wait_for_timeout(100)
+            width = page.evaluate("document.documentElement.scrollWidth")
+        finally:
+            context.close()
+        if width > 390:
+            wide.append(f"{path}: {width} px")
+    assert wide == [], "pages wider than a 390 px phone:\n" + "\n".join(wide)

@@ -8,7 +8,9 @@ PNG at some width; the text then shows at
     smallest px * (rendered width / natural width)
 
 which must be at least 11, at 1366 and at 390 px wide, in every page, with
-every fold and dropdown open.
+every fold and dropdown open. The PNG also records the texts that were cut
+at the figure's edge or crowded each other when it was drawn
+(``booktools.pngfile.cut_texts``, measured in Python): there must be none.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from urllib.parse import urljoin, urlparse
 import pytest
 from PIL import Image
 
-from booktools.figures.base import SMALLEST_TEXT_KEY
+from booktools.figures.base import CUT_TEXT_KEY, SMALLEST_TEXT_KEY
 
 pytestmark = pytest.mark.browser
 
@@ -43,7 +45,7 @@ def test_every_figure_shows_text_of_at_least_11_px(browser, site_url, built_book
     context = browser.new_context(viewport={"width": width, "height": height}, has_touch=width < 500,
                                   is_mobile=width < 500)
     page = context.new_page()
-    measured, small = [], []
+    measured, small, cut = [], [], []
     try:
         for path in pages(built_book):
             page.goto(f"{site_url}/{path}")
@@ -57,6 +59,8 @@ def test_every_figure_shows_text_of_at_least_11_px(browser, site_url, built_book
                     assert SMALLEST_TEXT_KEY in im.text, f"{path}: {url.path} does not record its smallest text"
                     px = float(im.text[SMALLEST_TEXT_KEY])
                     assert im.width == fig["natural"]
+                    if im.text.get(CUT_TEXT_KEY, "missing"):
+                        cut.append((path, url.path.rsplit("/", 1)[-1], im.text.get(CUT_TEXT_KEY, "missing")))
                 assert fig["shown"] > 0, f"{path}: {url.path} is not shown"
                 shown = px * fig["shown"] / fig["natural"]
                 measured.append(shown)
@@ -66,3 +70,4 @@ def test_every_figure_shows_text_of_at_least_11_px(browser, site_url, built_book
         context.close()
     assert len(measured) >= 8, "the book has fewer figures than it should"
     assert small == [], f"figure text under 11 px at {width} px wide: {small}"
+    assert cut == [], f"figure text cut or crowded: {cut}"

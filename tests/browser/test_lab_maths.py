@@ -17,7 +17,7 @@ import pytest
 
 import selfattention as sa
 from booktools.formatting import fmt, format_count
-from booktools.heads import MEAN, head_weights
+from booktools.head_weights import MEAN, head_weights
 from booktools.labs.explorer import compact_scores, decode_scores, encode_scores
 
 pytestmark = pytest.mark.browser

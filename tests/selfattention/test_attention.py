@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+import selfattention.attention as attention
 from selfattention import attention_scores, causal_mask, scaled_dot_product_attention, three_words
 
 X = three_words()
@@ -164,3 +165,22 @@ def test_scores_equal_an_independent_computation():
     q, k = rng.normal(size=(2, 5, 3)), rng.normal(size=(2, 6, 3))
     want = np.einsum("bid,bjd->bij", q, k) / np.sqrt(3)
     np.testing.assert_allclose(attention_scores(q, k), want, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: attention_scores(x, x),
+    lambda x: scaled_dot_product_attention(x, x, x, causal=True, mask=np.ones((3, 3), bool)),
+])
+def test_a_call_checks_its_inputs_once(monkeypatch, call):
+    calls = []
+    for name in ("check_qkv", "check_scale", "check_mask"):
+        checker = getattr(attention, name)
+
+        def counted(*args, _checker=checker, _name=name, **kwargs):
+            calls.append(_name)
+            return _checker(*args, **kwargs)
+
+        monkeypatch.setattr(attention, name, counted)
+    call([[2.0, 0.0], [1.0, 1.0], [0.0, 2.0]])
+    assert sorted(set(calls)) == sorted(calls), f"checked twice: {calls}"
+    assert "check_qkv" in calls and "check_scale" in calls

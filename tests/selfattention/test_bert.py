@@ -23,9 +23,9 @@ from selfattention.bert import (
     erf,
     erfc,
     gelu,
+    key_padding_mask,
     layer_norm,
     linear,
-    padding_mask,
     preference_flips,
     random_bert_weights,
     split_heads,
@@ -212,12 +212,12 @@ def test_split_and_concat_heads_are_the_multihead_ones():
 
 
 def test_padding_mask():
-    m = padding_mask([[1, 1, 0], [1, 0, 0]])
+    m = key_padding_mask([[1, 1, 0], [1, 0, 0]])
     assert m.shape == (2, 1, 1, 3) and m.dtype == bool
     with pytest.raises(ValueError, match="only 0 and 1"):
-        padding_mask([1, 2])
+        key_padding_mask([1, 2])
     with pytest.raises(TypeError, match="attention_mask"):
-        padding_mask([1.0, 0.0])
+        key_padding_mask([1.0, 0.0])
 
 
 # ---------------------------------------------------------------------------

@@ -59,7 +59,7 @@ export function decodeFloat16(text) {
 }
 
 // softmax(scores / T) of each row of an (L, L) block of a flat array, from
-// `offset` (booktools.heads.head_weights for one head).
+// `offset` (booktools.head_weights.head_weights for one head).
 export function softmaxBlock(flat, offset, L, T) {
   const rows = [];
   for (let i = 0; i < L; i++) {

@@ -122,7 +122,7 @@ def plot_causal_alignments(masks: Mapping[str, np.ndarray], query_labels: Sequen
         ax.set_xticks(range(S), labels=list(key_labels))
         ax.set_yticks(range(L), labels=list(query_labels))
         ax.spines[:].set_visible(False)
-        ax.set_title(title, color=OKABE_ITO[7])
+        ax.set_title(title.replace(": ", ":\n", 1), color=OKABE_ITO[7])  # "what: which call", two lines: it fits
         ax.set_xlabel("key: position in the text")
         ax.set_ylabel("query\nposition")
     return finish(fig)

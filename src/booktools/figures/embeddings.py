@@ -52,7 +52,7 @@ def plot_embedding_rows(rows, labels: Sequence[str]) -> Figure:
     ax.set_yticks(range(n), labels)
     ticks = sorted({0, d // 2, d - 1})
     ax.set_xticks(ticks, [str(t) for t in ticks])
-    ax.set_xlabel(f"number in the vector (0 to {d - 1})")
+    ax.set_xlabel(f"number in the vector (0 to {d - 1})", loc="right")  # ends with the strips, inside the figure
     for y in np.arange(n - 1) + 0.5:
         ax.axhline(y, color="white", lw=3)
     ax.tick_params(axis="y", length=0)

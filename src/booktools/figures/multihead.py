@@ -3,7 +3,7 @@
 Each head's table of weights is a heatmap, rows the tokens that look,
 columns the tokens looked at; all share one viridis scale from 0 to 1 and
 one labelled colour bar. The numbers come from the package
-(:func:`selfattention.multihead.multi_head_attention` or
+(:func:`selfattention.multi_head_attention` or
 :func:`selfattention.minilm.encode`); this module only draws them.
 """
 

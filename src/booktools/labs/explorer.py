@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..formatting import DECIMALS, fmt
-from ..heads import MEAN, check_scores, head_weights
+from ..head_weights import MEAN, check_stored_scores, head_weights
 from ..html import HTMLBlock
 from .contract import FALLBACK_CLASS, config_block
 from .element import lab_element
@@ -91,7 +91,7 @@ def compact_scores(scores) -> np.ndarray:
     ...
     ValueError: scores must have shape (layers, heads, L, L), got (2, 2)
     """
-    s = check_scores(scores, "scores")
+    s = check_stored_scores(scores, "scores")
     shifted = s - s.max(axis=-1, keepdims=True)  # (layers, heads, L, L), row max 0
     return shifted.astype(np.float16)
 
@@ -123,7 +123,7 @@ def encode_scores(stored) -> str:
     array([[-2. ,  0. ],
            [ 0. , -0.5]], dtype=float16)
     """
-    s = check_scores(stored, "stored")
+    s = check_stored_scores(stored, "stored")
     return base64.b64encode(s.astype(_DTYPE).tobytes(order="C")).decode("ascii")
 
 
@@ -331,7 +331,7 @@ def explorer_states(config: dict) -> list[dict]:
     ``head``, ``temperature``), an optional token to ``lock`` (click) and
     then one to ``hover``; ``row`` is the token whose row is shown (the
     locked one, else the hovered one, else the sentence's ``focus``). The
-    numbers come from :func:`booktools.heads.head_weights` of the scores
+    numbers come from :func:`booktools.head_weights.head_weights` of the scores
     decoded from ``config`` itself, formatted as the lab formats them.
 
     Parameters

@@ -30,7 +30,7 @@ from .encoder import (
     bert_layer,
     bert_self_attention,
     feed_forward,
-    padding_mask,
+    key_padding_mask,
 )
 from .layers import erf, erfc, gelu, layer_norm, linear
 from .reading import attention_from_to, preference_flips, token_index
@@ -51,9 +51,9 @@ __all__ = [
     "erfc",
     "feed_forward",
     "gelu",
+    "key_padding_mask",
     "layer_norm",
     "linear",
-    "padding_mask",
     "preference_flips",
     "random_bert_weights",
     "split_heads",

@@ -35,7 +35,7 @@ from .layers import gelu, layer_norm, linear
 from .weights import BertConfig, _check_config, check_bert_weights, random_bert_weights  # noqa: F401
 
 
-def padding_mask(attention_mask) -> np.ndarray:
+def key_padding_mask(attention_mask) -> np.ndarray:
     """Turn a ``(..., L)`` 1/0 "real token / padding" mask into a key mask.
 
     Parameters
@@ -58,7 +58,7 @@ def padding_mask(attention_mask) -> np.ndarray:
 
     Examples
     --------
-    >>> padding_mask([1, 1, 0]).astype(int)
+    >>> key_padding_mask([1, 1, 0]).astype(int)
     array([[[1, 1, 0]]])
     """
     m = np.asarray(attention_mask)
@@ -148,7 +148,7 @@ def bert_self_attention(x, weights: Mapping, layer: int, config: BertConfig, *, 
         The model's sizes.
     mask : array_like of bool, optional, keyword-only
         ``True`` = may attend, broadcastable to ``(..., heads, L, L)``, e.g.
-        from :func:`padding_mask`.
+        from :func:`key_padding_mask`.
 
     Returns
     -------
@@ -364,7 +364,7 @@ def bert_forward(
             raise ValueError(
                 f"attention_mask must have the shape of input_ids {ids.shape}, got {am.shape}"
             )
-        mask = padding_mask(am)  # (..., 1, 1, L)
+        mask = key_padding_mask(am)  # (..., 1, 1, L)
     x = bert_embeddings(ids, w, config, token_type_ids=types)  # (..., L, d)
     hidden, attentions, scores = [x], [], []
     for layer in range(config.num_hidden_layers):
@@ -461,5 +461,5 @@ __all__ = [
     "bert_layer",
     "bert_self_attention",
     "feed_forward",
-    "padding_mask",
+    "key_padding_mask",
 ]

@@ -7,7 +7,7 @@ import pytest
 from PIL import Image
 
 import selfattention as sa
-from booktools.figures.base import SMALLEST_TEXT_KEY, png, smallest_text_pt
+from booktools.figures.base import SMALLEST_TEXT_KEY, cut_texts, png, smallest_text_pt
 from booktools.figures.cross import plot_causal_alignments, plot_weight_table
 from booktools.style import MAX_WIDTH_IN, PHONE_COLUMN_PX, SMALLEST_TEXT_PT
 
@@ -30,6 +30,7 @@ def test_figure_text_is_at_least_11_px_on_a_phone(name):
     fig = _figures()[name]()
     assert smallest_text_pt(fig) >= SMALLEST_TEXT_PT
     assert fig.get_figwidth() <= MAX_WIDTH_IN + 1e-9
+    assert cut_texts(fig) == [], f"{name}: text cut at the edge or crowded"
     with Image.open(io.BytesIO(png(fig))) as im:
         px = float(im.text[SMALLEST_TEXT_KEY])
         shown = px * min(1.0, PHONE_COLUMN_PX / im.width)

@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 
 import selfattention as sa
-from booktools.figures.base import SMALLEST_TEXT_KEY, finish, png, smallest_text_pt, subplots
+from booktools.figures.base import CUT_TEXT_KEY, SMALLEST_TEXT_KEY, cut_texts, finish, png, smallest_text_pt, subplots
 from booktools.figures.cost import plot_mask_costs, plot_measurements
 from booktools.figures.embeddings import plot_embedding_rows
 from booktools.figures.fading import plot_fading, plot_position_accuracy
@@ -82,7 +82,9 @@ def test_figure_text_is_at_least_11_px_on_a_phone(name):
     fig = _figures()[name]()
     assert smallest_text_pt(fig) >= SMALLEST_TEXT_PT
     assert fig.get_figwidth() <= MAX_WIDTH_IN + 1e-9
+    assert cut_texts(fig) == [], f"{name}: text cut at the edge or crowded"
     with Image.open(io.BytesIO(png(fig))) as im:
+        assert im.text[CUT_TEXT_KEY] == ""
         px = float(im.text[SMALLEST_TEXT_KEY])
         shown = px * min(1.0, PHONE_COLUMN_PX / im.width)
         assert shown >= 11, f"{name}: {px:.1f} px text in a {im.width} px PNG shows at {shown:.1f} px"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from booktools.formatting import DECIMALS, fmt
-from booktools.heads import MEAN, head_weights
+from booktools.head_weights import MEAN, head_weights
 from booktools.labs.explorer import (
     DEFAULT,
     GALLERY,

@@ -19,7 +19,7 @@ export function createState(config) {
   };
 
   // softmax(scores / T) of one head, or the mean of the layer's per-head
-  // softmaxes (booktools.heads.head_weights).
+  // softmaxes (booktools.head_weights.head_weights).
   function update() {
     const L = sentences[state.sentence].tokens.length;
     const flat = scoresOf(state.sentence);

@@ -1,7 +1,7 @@
 """The weights of one attention head, recomputed from its stored scores.
 
 The explorer lab (:mod:`booktools.labs.explorer`) and the command line
-(:mod:`booktools.show_attention`) both show ``softmax(scores / T)`` for
+(``python -m booktools.show_attention``) both show ``softmax(scores / T)`` for
 one head of one layer, or the mean of a layer's heads. This module is that
 one computation.
 """
@@ -69,7 +69,7 @@ def head_weights(scores, layer: int, head, *, temperature: float = 1.0) -> np.nd
     ...
     ValueError: head must be 0..1 or 'mean', got 2
     """
-    s = check_scores(scores, "scores")
+    s = check_stored_scores(scores, "scores")
     layers, heads = s.shape[:2]
     if isinstance(layer, bool) or not isinstance(layer, numbers.Integral) or not 0 <= layer < layers:
         raise ValueError(f"layer must be 0..{layers - 1}, got {layer!r}")
@@ -88,7 +88,7 @@ def head_weights(scores, layer: int, head, *, temperature: float = 1.0) -> np.nd
     return w.mean(axis=0) if head == MEAN else w[int(head)]  # (L, L)
 
 
-def check_scores(scores, name: str) -> np.ndarray:
+def check_stored_scores(scores, name: str) -> np.ndarray:
     """``scores`` as a finite real array of shape ``(layers, heads, L, L)``.
 
     Parameters
@@ -111,9 +111,9 @@ def check_scores(scores, name: str) -> np.ndarray:
 
     Examples
     --------
-    >>> check_scores(np.zeros((1, 1, 2, 2)), "scores").shape
+    >>> check_stored_scores(np.zeros((1, 1, 2, 2)), "scores").shape
     (1, 1, 2, 2)
-    >>> check_scores(np.zeros((2, 2)), "stored")
+    >>> check_stored_scores(np.zeros((2, 2)), "stored")
     Traceback (most recent call last):
     ...
     ValueError: stored must have shape (layers, heads, L, L), got (2, 2)

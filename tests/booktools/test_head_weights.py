@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from booktools.heads import MEAN, check_scores, head_weights
+from booktools.head_weights import MEAN, check_stored_scores, head_weights
 from booktools.labs.explorer import compact_scores
 from selfattention import softmax
 
@@ -73,6 +73,6 @@ def test_float32_scores_give_float64_weights_equal_to_a_float64_softmax():
 ])
 def test_bad_scores_get_a_clear_error(bad, message):
     with pytest.raises(ValueError, match=message):
-        check_scores(bad, "scores")
+        check_stored_scores(bad, "scores")
     with pytest.raises(ValueError, match=message):
         head_weights(bad, 0, 0)
