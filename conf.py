@@ -7,6 +7,7 @@ Build with ``sphinx-build -n -W --keep-going -c . book _build/html``
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 from pathlib import Path
@@ -107,6 +108,30 @@ nb_execution_timeout = 300
 nb_render_markdown_format = "myst"  # tables computed by cells get numbers
 nb_merge_streams = True
 nb_ipywidgets_js = {}  # never load widget scripts from another host
+
+# --- A build log without false alarms -------------------------------------------
+# ipykernel warns, once per page it runs, "Kernel is running over TCP without encryption":
+# by default jupyter_client gives a kernel no CurveZMQ keys. The python3 kernelspec declares
+# that it supports them, and jupyter_client's policy "auto" then hands them out. myst-nb gives
+# no way to configure the kernel manager it starts, so the policy's default is set here.
+from jupyter_client.manager import KernelManager  # noqa: E402
+
+KernelManager.class_traits()["transport_encryption"].default_value = "auto"
+
+
+class _WithoutParserConfigs(logging.Filter):
+    """Drops the "myst v…: MdParserConfig(…)" and "myst-nb v…: NbParserConfig(…)" lines.
+
+    Both extensions log their whole configuration (a screenful) at the start of every build;
+    it is the same on every build and reads like an error to a newcomer.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "ParserConfig(" not in record.getMessage()
+
+
+for _logger in ("sphinx.myst_parser.sphinx_ext.main", "sphinx.myst_nb.sphinx_ext"):
+    logging.getLogger(_logger).addFilter(_WithoutParserConfigs())
 
 # --- Bibliography -----------------------------------------------------------
 # The text cites author-year ("Vaswani et al. (2017)"), so the list is labelled

@@ -8,8 +8,13 @@ A Sphinx extension (``extensions`` in ``conf.py``):
   the front page lists its page;
 * every page gets OpenGraph ``<meta>`` tags (title, description, site name,
   type and, when the site has an address, its URL); they load nothing;
-* with an address (``html_baseurl``), the build writes ``sitemap.xml`` and
-  gives ``404.html`` a ``<base>`` so that its links work at any depth;
+* with an address (``html_baseurl``), the build writes ``sitemap.xml``;
+* every address in ``404.html`` is made absolute from the site's root
+  (:func:`root_addresses`): the server shows that page at any missing
+  address, however deep, so relative links would point nowhere. The root is
+  the path of the site's address, or ``/`` without one (``make serve``);
+* the PDF's front matter (``book/_pdf.md``, the LaTeX root) is not published
+  in the HTML site;
 * :func:`build_date` is the date shown in the footer: ``SOURCE_DATE_EPOCH``
   if set, else the date of the last commit, so two builds of one commit agree.
 """
@@ -25,7 +30,36 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 #: Pages with no place in the sitemap (they are not content).
-NOT_IN_SITEMAP = {"404", "search", "genindex"}
+NOT_IN_SITEMAP = {"404", "search", "genindex", "_pdf"}
+#: Files the HTML builder writes for pages that only the PDF uses (book/_pdf.md): removed from the site.
+PDF_ONLY = ("_pdf.html", "_sources/_pdf.md.txt")
+
+_RELATIVE_ADDRESS = re.compile(r'(?P<attr>\s(?:href|src|action|data-content_root)=")(?P<url>[^"]*)"')
+
+
+def root_addresses(page: str, root: str) -> str:
+    """``page`` with every relative address made absolute from ``root`` (the site's own path).
+
+    Fragments (``#top``) and addresses with a scheme or a leading ``/`` stay as they are.
+
+    Examples
+    --------
+    >>> root_addresses('<a href="index.html">x</a><a href="#main">y</a><img src="_static/a.svg">', "/")
+    '<a href="/index.html">x</a><a href="#main">y</a><img src="/_static/a.svg">'
+    >>> root_addresses('<html data-content_root="./"><a href="https://e.org/">e</a>', "/book/")
+    '<html data-content_root="/book/"><a href="https://e.org/">e</a>'
+    """
+    if not (root.startswith("/") and root.endswith("/")):
+        raise ValueError(f"root must start and end with '/', got {root!r}")
+
+    def one(m: re.Match) -> str:
+        url = m.group("url")
+        if url.startswith(("#", "/")) or re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:", url):
+            return m.group(0)
+        url = url.removeprefix("./")
+        return f'{m.group("attr")}{root}{url}"'
+
+    return _RELATIVE_ADDRESS.sub(one, page)
 
 
 def build_date(root: Path) -> str:
@@ -219,21 +253,18 @@ def _build_finished(app, exception):
         if not (out / new).exists():
             raise FileNotFoundError(f"_redirects.txt sends {old} to {new}, which the build did not make")
         (out / old).write_text(redirect_page(new, app.config.project), encoding="utf-8")
+    for name in PDF_ONLY:
+        (out / name).unlink(missing_ok=True)
     base = app.config.html_baseurl
-    if not base:
-        return
-    base = base if base.endswith("/") else base + "/"
-    pages = sorted(f"{d}.html" for d in app.env.found_docs if d not in NOT_IN_SITEMAP)
-    (out / "sitemap.xml").write_text(sitemap_xml(base, pages, app.config.sa_build_date), encoding="utf-8")
+    if base:
+        base = base if base.endswith("/") else base + "/"
+        pages = sorted(f"{d}.html" for d in app.env.found_docs if d not in NOT_IN_SITEMAP)
+        (out / "sitemap.xml").write_text(sitemap_xml(base, pages, app.config.sa_build_date), encoding="utf-8")
     page404 = out / "404.html"
     if page404.exists():
+        root = (urlsplit(base).path or "/") if base else "/"
         text = page404.read_text(encoding="utf-8")
-        if "<base " not in text:
-            # The site's own path (same origin, so the CSP's base-uri 'self' allows it).
-            path = urlsplit(base).path or "/"
-            text = re.sub(r"(<meta charset=[^>]*>\n?)", lambda m: m.group(1) + f'<base href="{path}">\n',
-                          text, count=1)
-            page404.write_text(text, encoding="utf-8")
+        page404.write_text(root_addresses(text, root.rstrip("/") + "/"), encoding="utf-8")
 
 
 def notebook_role(name, rawtext, text, lineno, inliner, options=None, content=None):

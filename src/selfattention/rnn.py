@@ -204,6 +204,8 @@ def check_rnn_states(states, x, w: float) -> Feedback:
     ✓ Right: one summary per word, and every value matches.
     >>> print(check_rnn_states(rnn_states(x, 0.5)[-1], x, 0.5))
     ✗ states has shape () but should be (3,): keep the summary after every word, not only the last.
+    >>> print(check_rnn_states(np.array([..., ..., ...]), x, 0.5))  # the starter, run unedited
+    ✗ Not yet: the loop still sets h = ... (the placeholder). Write your line in its place, then run the cell again.
     """
     x = _check_x(x)
     w = _check_w(w)
@@ -211,6 +213,10 @@ def check_rnn_states(states, x, w: float) -> Feedback:
     try:
         got = np.asarray(states, dtype=float)
     except (TypeError, ValueError):
+        if states is Ellipsis or isinstance(states, (list, tuple, np.ndarray)) and any(
+                s is Ellipsis for s in np.ravel(np.array(states, dtype=object))):
+            return Feedback(False, "Not yet: the loop still sets h = ... (the placeholder). Write your "
+                                   "line in its place, then run the cell again.")
         return Feedback(False, f"states should be a NumPy array of numbers, got {type(states).__name__}.")
     if got.shape != expected.shape:
         tip = ""

@@ -264,7 +264,9 @@ def test_sitemap_and_404_base_are_written_when_the_site_has_an_address(tmp_path)
 
     from booktools import publish
 
-    (tmp_path / "404.html").write_text('<head><meta charset="utf-8">\n</head>', encoding="utf-8")
+    (tmp_path / "404.html").write_text('<head><meta charset="utf-8">\n<link href="_static/a.css"></head>'
+                                       '<a href="index.html">front</a><a href="#top">top</a>', encoding="utf-8")
+    (tmp_path / "_pdf.html").write_text("the PDF's front matter", encoding="utf-8")
     (tmp_path / "src").mkdir()
     app = SimpleNamespace(
         builder=SimpleNamespace(format="html"), outdir=str(tmp_path), srcdir=str(tmp_path / "src"),
@@ -275,4 +277,8 @@ def test_sitemap_and_404_base_are_written_when_the_site_has_an_address(tmp_path)
     assert "<loc>https://example.org/book/</loc>" in sitemap
     assert "<loc>https://example.org/book/weighted-average.html</loc>" in sitemap
     assert "404" not in sitemap and "search" not in sitemap
-    assert '<base href="/book/">' in (tmp_path / "404.html").read_text(encoding="utf-8")
+    page = (tmp_path / "404.html").read_text(encoding="utf-8")
+    assert 'href="/book/_static/a.css"' in page and 'href="/book/index.html"' in page and 'href="#top"' in page
+    assert not (tmp_path / "_pdf.html").exists() and "_pdf" not in sitemap
+    publish._build_finished(app, None)   # a second run changes nothing
+    assert (tmp_path / "404.html").read_text(encoding="utf-8") == page

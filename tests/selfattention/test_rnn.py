@@ -75,6 +75,20 @@ def test_checker_accepts_the_right_loop_and_names_the_usual_slips():
     assert not check_rnn_states("abc", x, w)
 
 
+def test_the_unedited_starter_gets_a_not_yet_not_a_type_error():
+    # The exercise's starter, run as it is: h = ... inside the loop (why-not-left-to-right).
+    x = sa.three_words()
+    states = []
+    for _ in x:
+        h = ...
+        states.append(h)
+    feedback = check_rnn_states(np.array(states), x, 0.5)
+    assert not feedback and feedback.message.startswith("Not yet") and "h = ..." in feedback.message
+    assert "ndarray" not in feedback.message
+    assert check_rnn_states(states, x, 0.5).message == feedback.message
+    assert "NumPy array of numbers" in check_rnn_states([[1.0], [2.0, 3.0]], x, 0.5).message
+
+
 def test_exported_from_the_package():
     assert sa.rnn_states is rnn_states and sa.fading is fading and sa.check_rnn_states is check_rnn_states
 
