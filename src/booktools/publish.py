@@ -30,8 +30,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 #: Pages with no place in the sitemap (they are not content).
-NOT_IN_SITEMAP = {"404", "search", "genindex", "_pdf"}
-#: Files the HTML builder writes for pages that only the PDF uses (book/_pdf.md): removed from the site.
+NOT_IN_SITEMAP = {"404", "search", "genindex"}
+#: Pages that only the PDF uses (book/_pdf.md, its front matter): not in the site or its search index.
+PDF_ONLY_PAGES = {"_pdf"}
+#: The files the HTML builder writes for them, removed from the site.
 PDF_ONLY = ("_pdf.html", "_sources/_pdf.md.txt")
 
 _RELATIVE_ADDRESS = re.compile(r'(?P<attr>\s(?:href|src|action|data-content_root)=")(?P<url>[^"]*)"')
@@ -258,13 +260,43 @@ def _build_finished(app, exception):
     base = app.config.html_baseurl
     if base:
         base = base if base.endswith("/") else base + "/"
-        pages = sorted(f"{d}.html" for d in app.env.found_docs if d not in NOT_IN_SITEMAP)
+        pages = sorted(f"{d}.html" for d in app.env.found_docs if d not in NOT_IN_SITEMAP | PDF_ONLY_PAGES)
         (out / "sitemap.xml").write_text(sitemap_xml(base, pages, app.config.sa_build_date), encoding="utf-8")
     page404 = out / "404.html"
     if page404.exists():
         root = (urlsplit(base).path or "/") if base else "/"
         text = page404.read_text(encoding="utf-8")
         page404.write_text(root_addresses(text, root.rstrip("/") + "/"), encoding="utf-8")
+
+
+def _index_titles_of_unsearched_pages(app):
+    """A page with ``nosearch`` keeps its title in the search index, though not its text.
+
+    Sphinx indexes such a page with an empty title, so each of its functions
+    appears in the results as "(Python function, in )". Here its title (and
+    only its title) is fed to the index. The PDF's own pages are not indexed.
+    """
+    builder = app.builder
+    original = getattr(builder, "index_page", None)
+    if original is None or getattr(original, "_sa_titles", False):
+        return
+    from docutils import nodes
+    from sphinx.util.docutils import new_document
+
+    def index_page(pagename, doctree, title):
+        if pagename in PDF_ONLY_PAGES:
+            return None
+        metadata = builder.env.metadata.get(pagename, {})
+        if builder.indexer is None or not title or not ({"nosearch", "no-search"} & set(metadata)):
+            return original(pagename, doctree, title)
+        only_title = new_document("")
+        section = nodes.section(ids=["title"])
+        section += nodes.title(title, title)
+        only_title += section
+        builder.indexer.feed(pagename, builder.env.doc2path(pagename, base=False), title, only_title)
+
+    index_page._sa_titles = True
+    builder.index_page = index_page
 
 
 def notebook_role(name, rawtext, text, lineno, inliner, options=None, content=None):
@@ -310,13 +342,15 @@ def setup(app):
     ...     def add_role(self, name, role): self.role = name
     >>> app = App()
     >>> setup(app)["parallel_read_safe"], app.values, app.events, app.role
-    (True, ['sa_citation', 'sa_build_date'], ['html-page-context', 'build-finished', 'doctree-resolved'], 'notebook')
+    (True, ['sa_citation', 'sa_build_date'], ['html-page-context', 'build-finished', 'builder-inited', \
+'doctree-resolved'], 'notebook')
     """
     app.add_config_value("sa_citation", None, "html")
     app.add_config_value("sa_build_date", "", "html")
     # After booktools.pagemeta has added the description (default priority 500).
     app.connect("html-page-context", _page_context, priority=600)
     app.connect("build-finished", _build_finished, priority=400)
+    app.connect("builder-inited", _index_titles_of_unsearched_pages)
     app.connect("doctree-resolved", _absolute_notebook_links)
     app.add_role("notebook", notebook_role)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
