@@ -772,7 +772,9 @@ def chapter_notebooks(executed, refs: References, *, title: str, stem: str, book
     ('**Solution to Exercise 1.**', 'np.ones(2) + 1')
     """
     solved = has_solutions(executed)
-    note = f"*This notebook is “{title}”, from the book* Self-Attention, Computed."
+    book = "Self-Attention, Computed"
+    note = (f"*This notebook is “{title}”, from the book* {book}." if title != book
+            else f"*This notebook is the front page of the book* {book}.")
     student_note = note + (f" The solutions are in `{stem}-solutions.ipynb`." if solved else "")
     student = _build(executed, refs, False, student_note, book_dir)
     if not solved:

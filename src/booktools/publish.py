@@ -262,8 +262,15 @@ def _build_finished(app, exception):
         base = base if base.endswith("/") else base + "/"
         pages = sorted(f"{d}.html" for d in app.env.found_docs if d not in NOT_IN_SITEMAP | PDF_ONLY_PAGES)
         (out / "sitemap.xml").write_text(sitemap_xml(base, pages, app.config.sa_build_date), encoding="utf-8")
-    page404 = out / "404.html"
+
+
+def _root_addresses_of_404(app, exception):
+    """Last of all (after the CSS bundles and the CSP): 404.html's addresses from the site's root."""
+    if exception is not None or app.builder.format != "html":
+        return
+    page404 = Path(app.outdir) / "404.html"
     if page404.exists():
+        base = app.config.html_baseurl
         root = (urlsplit(base).path or "/") if base else "/"
         text = page404.read_text(encoding="utf-8")
         page404.write_text(root_addresses(text, root.rstrip("/") + "/"), encoding="utf-8")
@@ -342,14 +349,15 @@ def setup(app):
     ...     def add_role(self, name, role): self.role = name
     >>> app = App()
     >>> setup(app)["parallel_read_safe"], app.values, app.events, app.role
-    (True, ['sa_citation', 'sa_build_date'], ['html-page-context', 'build-finished', 'builder-inited', \
-'doctree-resolved'], 'notebook')
+    (True, ['sa_citation', 'sa_build_date'], ['html-page-context', 'build-finished', 'build-finished', \
+'builder-inited', 'doctree-resolved'], 'notebook')
     """
     app.add_config_value("sa_citation", None, "html")
     app.add_config_value("sa_build_date", "", "html")
     # After booktools.pagemeta has added the description (default priority 500).
     app.connect("html-page-context", _page_context, priority=600)
     app.connect("build-finished", _build_finished, priority=400)
+    app.connect("build-finished", _root_addresses_of_404, priority=900)
     app.connect("builder-inited", _index_titles_of_unsearched_pages)
     app.connect("doctree-resolved", _absolute_notebook_links)
     app.add_role("notebook", notebook_role)

@@ -1,4 +1,4 @@
-"""The chapter notebooks a student downloads: they read like the page and run with the package alone."""
+"""The chapter notebooks a student downloads: they read like the page and run as their first cell says."""
 
 from __future__ import annotations
 
@@ -153,6 +153,9 @@ def test_the_book_links_both_notebooks(built_book):
     assert solutions == 1 + html.count('class="solution dropdown admonition"')
     assert 'href="index.html#notebooks"' in html
     assert 'id="notebooks"' in (built_book / "index.html").read_text(encoding="utf-8")
+    assert "Work through this chapter in Jupyter" in html
+    for page in ("index", "testing"):   # not chapters
+        assert "Work through this page in Jupyter" in (built_book / f"{page}.html").read_text(encoding="utf-8")
 
 
 def first_cell_install_lines(nb) -> tuple[str, ...]:
@@ -235,6 +238,7 @@ def run(nb, folder: Path, python: Path) -> float:
     return time.perf_counter() - start
 
 
+@pytest.mark.library   # installs from a package registry (or pip's cache) into fresh venvs
 @pytest.mark.parametrize("name", all_notebooks())
 def test_notebook_runs_as_written_in_a_fresh_venv(built_book, fresh_python, tmp_path, name):
     """The install lines of the notebook's own first cell, run in a clone, are all it needs to run."""
