@@ -122,19 +122,23 @@ from jupyter_client.manager import KernelManager  # noqa: E402
 KernelManager.class_traits()["transport_encryption"].default_value = "auto"
 
 
-class _WithoutParserConfigs(logging.Filter):
-    """Drops the "myst v…: MdParserConfig(…)" and "myst-nb v…: NbParserConfig(…)" lines.
+class _WithoutExpectedNoise(logging.Filter):
+    """Drops log lines that say nothing about this build and read like errors to a newcomer.
 
-    Both extensions log their whole configuration (a screenful) at the start of every build;
-    it is the same on every build and reads like an error to a newcomer.
+    * "myst v…: MdParserConfig(…)" and "myst-nb v…: NbParserConfig(…)": both extensions log
+      their whole configuration (a screenful) at the start of every build;
+    * "document is referenced in multiple toctrees: ['_pdf', 'index']": the PDF's root page
+      (book/_pdf.md) lists every chapter again, on purpose.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "subtype", None) == "multiple_toc_parents":
+            return "'_pdf'" not in str(record.args)
         return "ParserConfig(" not in record.getMessage()
 
 
-for _logger in ("sphinx.myst_parser.sphinx_ext.main", "sphinx.myst_nb.sphinx_ext"):
-    logging.getLogger(_logger).addFilter(_WithoutParserConfigs())
+for _logger in ("sphinx.myst_parser.sphinx_ext.main", "sphinx.myst_nb.sphinx_ext", "sphinx.sphinx.environment"):
+    logging.getLogger(_logger).addFilter(_WithoutExpectedNoise())
 
 # --- Bibliography -----------------------------------------------------------
 # The text cites author-year ("Vaswani et al. (2017)"), so the list is labelled
