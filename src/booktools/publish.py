@@ -357,7 +357,8 @@ def setup(app):
     # After booktools.pagemeta has added the description (default priority 500).
     app.connect("html-page-context", _page_context, priority=600)
     app.connect("build-finished", _build_finished, priority=400)
-    app.connect("build-finished", _root_addresses_of_404, priority=900)
+    # Last: after booktools.sitecss bundles the stylesheets (priority 900), which reads relative links.
+    app.connect("build-finished", _root_addresses_of_404, priority=950)
     app.connect("builder-inited", _index_titles_of_unsearched_pages)
     app.connect("doctree-resolved", _absolute_notebook_links)
     app.add_role("notebook", notebook_role)
