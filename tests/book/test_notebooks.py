@@ -218,29 +218,27 @@ def fresh_python(tmp_path_factory):
     return get
 
 
-def run(nb, folder: Path, python: Path) -> float:
+def run(nb, folder: Path, python: Path, monkeypatch) -> float:
     """Execute ``nb`` top to bottom in ``folder`` with a kernel of ``python``; the seconds it took."""
-    from jupyter_client.kernelspec import KernelSpecManager
-    from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
 
     kernels = folder / "kernels" / "fresh-venv"
     kernels.mkdir(parents=True)
     (kernels / "kernel.json").write_text(json.dumps({
         "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "fresh venv", "language": "python", "metadata": {"supported_encryption": ["curve"]},
+        "display_name": "fresh venv", "language": "python",
     }), encoding="utf-8")
-    km = AsyncKernelManager(kernel_name="fresh-venv", transport_encryption="auto",
-                            kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(folder / "kernels")]))
+    monkeypatch.setenv("JUPYTER_PATH", str(folder))   # where nbclient's kernel manager finds "fresh-venv"
     nb.cells.insert(0, nbformat.v4.new_code_cell(GUARD))
     start = time.perf_counter()
-    NotebookClient(nb, km=km, timeout=600, resources={"metadata": {"path": str(folder)}}).execute(env=clean_env())
+    NotebookClient(nb, kernel_name="fresh-venv", timeout=600,
+                   resources={"metadata": {"path": str(folder)}}).execute(env=clean_env())
     return time.perf_counter() - start
 
 
 @pytest.mark.library   # installs from a package registry (or pip's cache) into fresh venvs
 @pytest.mark.parametrize("name", all_notebooks())
-def test_notebook_runs_as_written_in_a_fresh_venv(built_book, fresh_python, tmp_path, name):
+def test_notebook_runs_as_written_in_a_fresh_venv(built_book, fresh_python, tmp_path, monkeypatch, name):
     """The install lines of the notebook's own first cell, run in a clone, are all it needs to run."""
     nb = load(built_book, name)
     lines = first_cell_install_lines(nb)
@@ -248,7 +246,7 @@ def test_notebook_runs_as_written_in_a_fresh_venv(built_book, fresh_python, tmp_
     assert bool(lines) == has_code, lines
     assert not lines or lines[0] == "pip install ."
     python = fresh_python(lines or ("pip install .",))
-    seconds = run(nb, tmp_path, python)
+    seconds = run(nb, tmp_path, python, monkeypatch)
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     errors = [o for o in outputs if o.output_type == "error"]
     assert not errors, errors[0].get("evalue")

@@ -71,7 +71,7 @@ def test_the_404_page_has_its_styles_and_working_links_at_any_depth(browser, hos
         # Every link and resource of the page points into the site, and is there.
         addresses = page.evaluate("""() => [...document.querySelectorAll('a[href], link[href], script[src], img[src]')]
             .map(el => el.href || el.src).filter(u => u.startsWith(location.origin))
-            .map(u => u.split('#')[0])""")
+            .map(u => u.split('#')[0]).filter(u => u !== location.href.split('#')[0])""")
         assert any(a.endswith("/index.html") for a in addresses)
         for url in sorted(set(addresses)):
             assert "/deep/" not in url, url
@@ -102,7 +102,7 @@ def test_search_shows_what_is_typed_names_the_pages_and_quotes_the_prose(browser
         page.wait_for_selector("#search-results li.kind-object")
         page.wait_for_selector("#search-results li.kind-text p.context", timeout=30_000)
         # API results name the page they are on.
-        descriptions = page.locator("#search-results li.kind-object > span").all_inner_texts()
+        descriptions = [d.strip() for d in page.locator("#search-results li.kind-object > span").all_inner_texts()]
         assert descriptions and all(re.fullmatch(r"\(Python [\w ]+, in \S.*\)", d) for d in descriptions), \
             descriptions[:5]
         # A chapter's snippet quotes its prose, not the contents list above it.
