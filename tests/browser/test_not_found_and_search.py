@@ -48,8 +48,17 @@ def open_page(browser, url, width, mode):
     context.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
     page = context.new_page()
     errors = []
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+
+    def console(msg):
+        # A 404 page is answered with status 404, which Chromium logs as a failed load: that one is meant.
+        if msg.type == "error" and not (msg.text.startswith("Failed to load resource") and
+                                        msg.location.get("url", "").split("#")[0] == page.url.split("#")[0]):
+            errors.append(msg.text)
+
+    page.on("console", console)
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("response", lambda r: errors.append(f"{r.status} {r.url}")
+            if r.status >= 400 and r.request.resource_type != "document" else None)
     return context, page, errors
 
 
