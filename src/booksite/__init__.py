@@ -9,6 +9,7 @@ turns on each feature with its ``setup_<feature>(app)``.
 module                           what it holds
 ===============================  ======================================================
 :mod:`~booksite.bibliography`    the bibliography's author-year labels (a pybtex style)
+:mod:`~booksite.buildlog`        a build log without false alarms (kernel keys, config dumps)
 :mod:`~booksite.citation`        how to cite the book and each chapter (``CITATION.cff``)
 :mod:`~booksite.execution`       the notebook execution cache, kept per version of the code
 :mod:`~booksite.labdata`         large lab configurations move from the page to a file
@@ -47,7 +48,8 @@ connected):
 >>> setup(app)["parallel_read_safe"]
 True
 >>> [module for _, _, event, module in sorted(app.handlers) if event == "build-finished"]
-['booksite.publish', 'booksite.sphinxext', 'booksite.runcells', 'booksite.labdata', 'booksite.sitecss']
+['booksite.publish', 'booksite.sphinxext', 'booksite.runcells', 'booksite.labdata', 'booksite.sitecss',
+ 'booksite.publish']
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ def setup(app):
     # Imported here, as sphinx-design does: ``import booksite`` (and ``python -m booksite.runtime``,
     # ``booksite.serve`` in the tools) stays quick, since the features import Sphinx, myst-nb and pybtex.
     from .bibliography import setup_bibliography  # deferred: see above
+    from .buildlog import setup_buildlog  # deferred: see above
     from .execution import setup_execution  # deferred: see above
     from .labdata import setup_labdata  # deferred: see above
     from .mathml import setup_mathml  # deferred: see above
@@ -77,6 +80,7 @@ def setup(app):
     from .sourcelinks import setup_sourcelinks  # deferred: see above
     from .sphinxext import setup_html  # deferred: see above
 
+    setup_buildlog(app)      # first: the kernels' keys and the log's filters
     setup_execution(app)     # config-inited: the cache database, before the parallel readers start
     setup_bibliography(app)  # the pybtex styles that conf.py names, before the references are read
     setup_mathml(app)
@@ -84,7 +88,8 @@ def setup(app):
     # html-page-context: the description first, then the Open Graph tags that repeat it.
     setup_pagemeta(app, page_context=DEFAULT)
     # build-finished: the redirect pages and the 404 page's <base> before the CSP, which every page gets.
-    setup_publish(app, page_context=DEFAULT + 100, build_finished=DEFAULT - 100)
+    # build-finished, last of all (after sitecss): the 404 page's addresses rewritten from the site root.
+    setup_publish(app, page_context=DEFAULT + 100, build_finished=DEFAULT - 100, root_addresses=DEFAULT + 450)
     setup_html(app, build_finished=DEFAULT)  # the chapter notebooks, then the CSP of every page
     setup_runcells(app)      # build-finished: copies the runtime files into the site
     setup_labdata(app)       # build-finished: large lab configurations move to files

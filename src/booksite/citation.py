@@ -170,3 +170,12 @@ def chapters(index_source: str) -> dict[str, tuple[int, str]]:
         if m.group("page"):
             found[m.group("page")] = (number, m.group("title"))
     return found
+
+
+def book_chapters(app) -> dict[str, tuple[int, str]]:
+    """The book's chapters, ``{page: (number, title)}``, read once per build from ``index.md``."""
+    cache = getattr(app, "_sa_chapters", None)
+    if cache is None:
+        cache = chapters((Path(app.srcdir) / "index.md").read_text(encoding="utf-8"))
+        app._sa_chapters = cache
+    return cache

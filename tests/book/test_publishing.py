@@ -267,15 +267,60 @@ def test_sitemap_and_404_base_are_written_when_the_site_has_an_address(tmp_path)
 
     from booksite import publish
 
-    (tmp_path / "404.html").write_text('<head><meta charset="utf-8">\n</head>', encoding="utf-8")
+    (tmp_path / "404.html").write_text('<head><meta charset="utf-8">\n<link href="_static/a.css"></head>'
+                                       '<a href="index.html">front</a><a href="#top">top</a>', encoding="utf-8")
+    (tmp_path / "_pdf.html").write_text("the PDF's front matter", encoding="utf-8")
     (tmp_path / "src").mkdir()
     app = SimpleNamespace(
         builder=SimpleNamespace(format="html"), outdir=str(tmp_path), srcdir=str(tmp_path / "src"),
         env=SimpleNamespace(found_docs={"index", "weighted-average", "404", "search", "genindex"}),
         config=SimpleNamespace(html_baseurl="https://example.org/book", sa_build_date="2026-11-29", project="P"))
     publish._build_finished(app, None)
+    publish._root_addresses_of_404(app, None)
     sitemap = (tmp_path / "sitemap.xml").read_text(encoding="utf-8")
     assert "<loc>https://example.org/book/</loc>" in sitemap
     assert "<loc>https://example.org/book/weighted-average.html</loc>" in sitemap
     assert "404" not in sitemap and "search" not in sitemap
-    assert '<base href="/book/">' in (tmp_path / "404.html").read_text(encoding="utf-8")
+    page = (tmp_path / "404.html").read_text(encoding="utf-8")
+    assert 'href="/book/_static/a.css"' in page and 'href="/book/index.html"' in page and 'href="#top"' in page
+    assert not (tmp_path / "_pdf.html").exists() and "_pdf" not in sitemap
+    publish._root_addresses_of_404(app, None)   # a second run changes nothing
+    assert (tmp_path / "404.html").read_text(encoding="utf-8") == page
+
+
+def test_page_titles_name_the_book_once(built_book):
+    for page in sorted(built_book.rglob("*.html")):
+        if page.relative_to(built_book).parts[0].startswith("_"):
+            continue
+        title = re.search(r"<title>(.*?)</title>", page.read_text(encoding="utf-8"), re.S)
+        if title is None:   # a redirect page of _redirects.txt
+            continue
+        assert title.group(1).count("Self-Attention, Computed") <= 1, (page.name, title.group(1))
+    front = (built_book / "index.html").read_text(encoding="utf-8")
+    assert "<title>Self-Attention, Computed</title>" in front
+
+
+def test_the_pdf_front_matter_is_not_in_the_site_and_every_page_has_the_csp(built_book):
+    assert not (built_book / "_pdf.html").exists() and not (built_book / "_sources" / "_pdf.md.txt").exists()
+    for page in sorted(built_book.glob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        if 'http-equiv="refresh"' in text:   # a redirect page of _redirects.txt: no script at all
+            continue
+        assert 'http-equiv="Content-Security-Policy"' in text, page.name
+
+
+def test_the_search_index_names_every_page_and_leaves_out_the_pdf(built_book):
+    text = (built_book / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1:text.rindex(")")])
+    assert "_pdf" not in index["docnames"]
+    titles = dict(zip(index["docnames"], index["titles"]))
+    assert all(titles.values()), [d for d, t in titles.items() if not t]
+    assert titles["api"] == "API reference"
+
+
+def test_the_404_page_addresses_start_at_the_site_root(built_book):
+    text = (built_book / "404.html").read_text(encoding="utf-8")
+    addresses = re.findall(r'\s(?:href|src|action)="([^"]*)"', text)
+    assert addresses and 'data-content_root="/"' in text
+    relative = [a for a in addresses if not a.startswith(("/", "#", "http:", "https:", "data:", "mailto:"))]
+    assert not relative, relative

@@ -1,23 +1,32 @@
 """Chapter notebooks from an executed page: roles resolved, plumbing dropped, solutions apart."""
 
 import base64
+import re
+from pathlib import Path
 
 import nbformat
 import pytest
 
 from booksite.notebooks import (
+    MODEL_INSTALL,
     NotebookExportError,
     References,
     chapter_notebooks,
+    install_lines,
     needs_book_tools,
     resolve_roles,
     setup_imports,
+    substitute,
 )
+
+ROOT = Path(__file__).resolve().parents[2]
 
 PNG = base64.b64encode(b"\x89PNG fake").decode()
 REFS = References(
     numbers={"fig-a": "Figure 2", "tbl-a": "Table 4", "ex-1": "Exercise 3", "ex-2": "Exercise 4"},
     titles={"ch-a": "A weighted average"},
+    documents={"a": "A page", "weighted-average": "A weighted average"},
+    substitutions={"version": "0.1.0", "listing": "- {doc}`weighted-average`"},
     citations={"v17": ("Vaswani et al.", "2017", "Vaswani, A. et al. (2017). Attention. NeurIPS.")},
     glue={"w": {"text/plain": "0.76805"}, "n": {"text/plain": "16384000000"}},
 )
@@ -42,8 +51,7 @@ def page(*cells):
 
 
 def build(*cells):
-    return chapter_notebooks(page(md("(ch-a)=\n# A page"), *cells), REFS, title="A page", stem="a",
-                             install="pip install .")
+    return chapter_notebooks(page(md("(ch-a)=\n# A page"), *cells), REFS, title="A page", stem="a")
 
 
 def text_of(nb):
@@ -56,6 +64,7 @@ def text_of(nb):
     ("{ref}`ch-a`", "“A weighted average”"), ("{ref}`this chapter <ch-a>`", "this chapter"),
     ("{cite:t}`v17`", "Vaswani et al. (2017)"), ("{cite:p}`v17`", "(Vaswani et al., 2017)"),
     ("{kbd}`?`", "<kbd>?</kbd>"), ("{math}`x^2`", "$x^2$"),
+    ("{doc}`weighted-average`", "“A weighted average”"), ("{doc}`that one <weighted-average>`", "that one"),
 ])
 def test_roles_become_the_text_the_book_shows(role, text):
     assert resolve_roles(f"a {role} b", REFS) == f"a {text} b"
@@ -63,6 +72,7 @@ def test_roles_become_the_text_the_book_shows(role, text):
 
 @pytest.mark.parametrize("role, match", [("{glue:text}`nope`", "glued key 'nope'"),
                                          ("{numref}`fig-z`", "fig-z"), ("{cite:p}`x99`", "x99"),
+                                         ("{doc}`no-such-page`", "not a page of the book"),
                                          ("{abbr}`X`", "does not know the role")])
 def test_an_unknown_role_label_or_key_fails_loudly(role, match):
     with pytest.raises(NotebookExportError, match=match):
@@ -91,7 +101,7 @@ def test_hidden_cells_go_and_what_they_drew_stays_as_markdown():
     assert "interactive lab" in text and "fixture" not in text and "(ch-a)=" not in text
     figure = next(c for c in student.cells if c.get("attachments"))
     assert figure.attachments == {"fig-a.png": {"image/png": PNG}}
-    assert student.cells[0].source == "# A page" and "pip install ." in student.cells[1].source
+    assert student.cells[0].source.startswith("# A page\n\n") and "```console\npip install .\n```" in text
     assert all(not c.get("outputs") for c in student.cells if c.cell_type == "code")
 
 
@@ -158,3 +168,46 @@ def test_notebooks_are_the_same_on_every_build():
     assert nbformat.writes(a[0]) == nbformat.writes(b[0]) and nbformat.writes(a[1]) == nbformat.writes(b[1])
     nbformat.validate(a[0])
     nbformat.validate(a[1])
+
+
+def first_cell_install_lines(nb):
+    block = re.search(r"```console\n(.*?)\n```", nb.cells[0].source, re.S)
+    return block.group(1).splitlines() if block else []
+
+
+def test_the_first_cell_gives_the_install_lines_the_code_needs():
+    plain, _ = build(cell("import selfattention as sa\nsa.three_words()"))
+    assert first_cell_install_lines(plain) == ["pip install ."]
+    model, _ = build(cell("from selfattention import minilm\nminilm.encode('The cat sat.')"))
+    assert first_cell_install_lines(model) == ["pip install .", *MODEL_INSTALL]
+    hidden_model, _ = build(cell("d = sa.minilm.load_config().head_size", tags=["remove-cell"]),
+                            cell("import numpy as np\nnp.ones(2)"))
+    assert first_cell_install_lines(hidden_model) == ["pip install ."]   # the hidden cell is not in it
+    nothing, _ = build(md("Only prose."))
+    assert first_cell_install_lines(nothing) == [] and "no code to run" in nothing.cells[0].source
+    assert install_lines(["import safetensors"]) == ["pip install .", *MODEL_INSTALL]
+
+
+def test_the_model_readers_are_pinned_as_in_requirements():
+    pins = dict(line.split("==") for line in (ROOT / "requirements.txt").read_text().splitlines()
+                if "==" in line and not line.startswith("#"))
+    readers = MODEL_INSTALL[1].removeprefix("pip install ").split()
+    assert readers == [f"{name}=={pins[name]}" for name in ("safetensors", "tokenizers")]
+
+
+def test_substitutions_directives_and_doc_links_become_text(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text('def f(x):\n    """Doc."""\n    y = x + 1\n    return y\n\n\ndef g():\n    pass\n')
+    student, _ = chapter_notebooks(page(
+        md("# A page\n\nVersion {{ version }}.\n\n{{ listing }}\n\n"
+           "```{literalinclude} m.py\n:language: python\n:pyobject: f\n:start-at: y = x\n:end-at: return y\n"
+           ":lineno-match:\n```\n\n```{toctree}\n:hidden:\n\nweighted-average\n```\n\n"
+           "```{toctree}\n\nweighted-average\n```")), REFS, title="A page", stem="a", book_dir=tmp_path)
+    text = text_of(student)
+    assert "Version 0.1.0." in text and "- “A weighted average”\n\n```python\n    y = x + 1\n    return y\n```" in text
+    assert text.rstrip().endswith("- “A weighted average”")
+    assert not re.search(r"\{\{|\{[a-z:-]+\}|:pyobject:|:hidden:", text)
+    with pytest.raises(NotebookExportError, match="has no value"):
+        substitute("{{ nope }}", {})
+    with pytest.raises(NotebookExportError, match="does not know the directive"):
+        build(md("```{margin}\nx\n```"))

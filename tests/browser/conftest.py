@@ -76,7 +76,7 @@ def read_config(built_book: Path, page_path: str, lab_id: str) -> dict:
     assert tag, f"{page_path} has no lab {lab_id}"
     found = CONFIG_BLOCK.match(html, tag.end())
     assert found, f"lab {lab_id} of {page_path} has no configuration block"
-    if found["src"]:  # a large configuration lives in its own file (booktools.labdata)
+    if found["src"]:  # a large configuration lives in its own file (booksite.labdata)
         return json.loads((built_book / page_path).parent.joinpath(found["src"]).read_text(encoding="utf-8"))
     return json.loads(found["body"].replace("<\\/", "</"))
 

@@ -51,6 +51,29 @@ function markScrollables() {
   }
 }
 
+// The search page: a result's snippet quotes the chapter's text. Sphinx reads it from the
+// page's whole [role=main], which in this theme starts with the page's contents list.
+function searchSnippetsFromTheArticle() {
+  if (typeof Search === "undefined" || typeof Search.htmlToText !== "function") return;
+  const fromMain = Search.htmlToText;
+  Search.htmlToText = (htmlString, anchor) => {
+    const page = new DOMParser().parseFromString(htmlString, "text/html");
+    const article = page.querySelector("article.bd-article");
+    if (!article) return fromMain(htmlString, anchor);
+    for (const el of article.querySelectorAll(".headerlink, script, style, .sa-download")) el.remove();
+    let part = null;
+    try {
+      part = anchor ? article.querySelector(anchor) : null;
+    } catch {
+      part = null;  // an anchor that is not a CSS selector
+    }
+    return (part || article).textContent;
+  };
+}
+
+// Before the search page runs its query (searchtools.js, a classic script, has defined Search).
+searchSnippetsFromTheArticle();
+
 function start() {
   markScrollables();
   window.addEventListener("load", markScrollables);

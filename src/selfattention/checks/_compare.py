@@ -289,6 +289,10 @@ def read_answer(value, name: str, diagnoses: Diagnoses, *, exact: bool = False):
     except (TypeError, ValueError):
         arr = np.asarray(None)
     if arr.dtype == object or arr.dtype.kind not in "biuf":
+        if value is Ellipsis or (arr.dtype == object and any(a is Ellipsis for a in arr.ravel())):
+            # A starter run unedited: say so, not "got ndarray".
+            return diagnoses.wrong("not-numbers", name=name,
+                                   type="the placeholder ... : write your code in its place, then run the cell again")
         return diagnoses.wrong("not-numbers", name=name, type=type(value).__name__)
     if exact or arr.dtype.kind == "f":
         return arr

@@ -23,3 +23,17 @@ def test_checker_accepts_the_right_loop_and_names_the_usual_slips():
 
 def test_exported_from_the_package():
     assert sa.check_rnn_states is sa.checks.rnn.check_rnn_states
+
+
+def test_the_unedited_starter_is_told_to_replace_the_placeholder():
+    # The exercise's starter, run as it is: h = ... inside the loop (why-not-left-to-right).
+    x = sa.three_words()
+    states = []
+    for _ in x:
+        h = ...
+        states.append(h)
+    feedback = sa.check_rnn_states(np.array(states), x, 0.5)
+    assert not feedback and "placeholder" in feedback.message and "ndarray" not in feedback.message
+    assert sa.check_rnn_states(states, x, 0.5).message == feedback.message
+    assert "placeholder" in sa.check_scores(...).message
+    assert "NumPy array of numbers, got str" in sa.check_rnn_states("abc", x, 0.5).message
