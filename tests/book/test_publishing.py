@@ -71,8 +71,9 @@ def test_every_entry_has_its_fields():
             problems.append(f"{key}: no {venue}")
         if entry.type == "article" and not {"volume", "pages", "doi"} <= set(f):
             problems.append(f"{key}: a journal article needs volume, pages and doi")
-        if "doi" not in f and "eprint" not in f:
-            problems.append(f"{key}: neither a DOI nor an arXiv identifier")
+        if "doi" not in f and "eprint" not in f and not (entry.type == "misc" and "report" in f["howpublished"]
+                                                         and f.get("url", "").startswith("https://")):
+            problems.append(f"{key}: neither a DOI nor an arXiv identifier (nor, for a report, its address)")
         if "eprint" in f and not re.fullmatch(r"\d{4}\.\d{4,5}", f["eprint"]):
             problems.append(f"{key}: eprint {f['eprint']!r} is not an arXiv identifier")
         if "doi" in f and not f["doi"].startswith("10."):
