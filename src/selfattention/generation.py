@@ -2,27 +2,27 @@
 
 The chapter "One word at a time" uses these parts:
 
-* :func:`tiny_decoder`: a causal decoder with fixed, seeded weights and no
+* :func:`~selfattention.tiny_decoder`: a causal decoder with fixed, seeded weights and no
   training: embeddings and positions, ``layers`` blocks of causal
   multi-head attention (with :func:`~selfattention.split_heads` and
   :func:`~selfattention.concat_heads`), each with a residual and a small
   MLP, then an output projection to one score (logit) per token of the
   vocabulary;
-* :func:`decoder_forward`: one full causal pass over a whole sequence,
+* :func:`~selfattention.decoder_forward`: one full causal pass over a whole sequence,
   recomputing every key and value;
-* :class:`KVCache`: the keys and values of every layer kept from earlier
+* :class:`~selfattention.KVCache`: the keys and values of every layer kept from earlier
   steps, shape ``(layers, 2, kv_heads, n, d_head)``, either growing up to
   a capacity or a ring buffer of the last ``window + 1`` positions;
-* :func:`decode_step`: feed new tokens (one, or a chunk) against a cache;
+* :func:`~selfattention.decode_step`: feed new tokens (one, or a chunk) against a cache;
   the queries are the last ``L`` of ``S`` positions, so the causal mask is
   aligned to the bottom-right corner;
-* :func:`generate`: greedy generation, with or without the cache;
-* :func:`grouped_query_attention`: several query heads share one key/value
+* :func:`~selfattention.generate`: greedy generation, with or without the cache;
+* :func:`~selfattention.grouped_query_attention`: several query heads share one key/value
   head (multi-query attention when ``kv_heads = 1``);
-* :func:`kv_cache_bytes` and :data:`PUBLISHED`: the memory formula
+* :func:`~selfattention.kv_cache_bytes` and :data:`~selfattention.PUBLISHED`: the memory formula
   ``2 * layers * kv_heads * d_head * n * bytes`` and three published
   configurations;
-* :func:`scores_per_step`: how many scores one step computes, with and
+* :func:`~selfattention.scores_per_step`: how many scores one step computes, with and
   without the cache.
 
 Matrices multiply from the right (``x @ w_q``), as in the rest of the package.
@@ -132,7 +132,7 @@ def tiny_decoder(*, vocab: int = 12, d_model: int = 16, h: int = 4, kv_heads: in
     Parameters
     ----------
     vocab : int, default 12, keyword-only
-        Number of tokens; the default 12 are the words of :data:`VOCAB`.
+        Number of tokens; the default 12 are the words of :data:`~selfattention.VOCAB`.
     d_model : int, default 16, keyword-only
         Length of a token's vector.
     h : int, default 4, keyword-only
