@@ -19,7 +19,7 @@ The chapter "One word at a time" uses these parts:
 * :func:`~selfattention.generate`: greedy generation, with or without the cache;
 * :func:`~selfattention.grouped_query_attention`: several query heads share one key/value
   head (multi-query attention when ``kv_heads = 1``);
-* :func:`~selfattention.kv_cache_bytes` and :data:`~selfattention.PUBLISHED`: the memory formula
+* :func:`~selfattention.kv_cache_bytes` and :data:`~selfattention.generation.PUBLISHED`: the memory formula
   ``2 * layers * kv_heads * d_head * n * bytes`` and three published
   configurations;
 * :func:`~selfattention.scores_per_step`: how many scores one step computes, with and
@@ -132,7 +132,7 @@ def tiny_decoder(*, vocab: int = 12, d_model: int = 16, h: int = 4, kv_heads: in
     Parameters
     ----------
     vocab : int, default 12, keyword-only
-        Number of tokens; the default 12 are the words of :data:`~selfattention.VOCAB`.
+        Number of tokens; the default 12 are the words of :data:`~selfattention.generation.VOCAB`.
     d_model : int, default 16, keyword-only
         Length of a token's vector.
     h : int, default 4, keyword-only

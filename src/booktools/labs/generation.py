@@ -40,7 +40,7 @@ def generation_config(prompt: Sequence[str] = ("the", "cat", "sat"), steps: int 
     Parameters
     ----------
     prompt : sequence of str
-        Words of :data:`selfattention.VOCAB`.
+        Words of :data:`~selfattention.generation.VOCAB`.
     steps : int
         Tokens to write (``len(prompt) + steps <= 6``).
 
