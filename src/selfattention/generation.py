@@ -199,7 +199,7 @@ def _check_tokens(tokens, vocab: int) -> np.ndarray:
     if arr.dtype.kind not in "iu":
         raise TypeError(f"tokens must be integers (token ids), got dtype {arr.dtype}")
     if arr.min() < 0 or arr.max() >= vocab:
-        raise ValueError(f"token ids must lie in 0..{vocab - 1}, got {arr.min()}..{arr.max()}")
+        raise ValueError(f"tokens must be ids in 0..{vocab - 1}, got {arr.min()}..{arr.max()}")
     return arr.astype(np.int64)
 
 

@@ -250,7 +250,7 @@ def test_other_bad_inputs_are_refused():
         decoder_forward("model", [0])
     with pytest.raises(TypeError, match="tokens must be integers"):
         decoder_forward(model, [0.5])
-    with pytest.raises(ValueError, match="token ids must lie in 0..11"):
+    with pytest.raises(ValueError, match="tokens must be ids in 0..11"):
         decoder_forward(model, [12])
     with pytest.raises(ValueError, match="non-empty"):
         decoder_forward(model, [])
