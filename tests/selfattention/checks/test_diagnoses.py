@@ -291,7 +291,7 @@ CASES = {
     ("check_window_count", "full-causal"): lambda: sa.check_window_count(1000 * 1001 // 2),
     ("check_window_count", "both-sides"): lambda: sa.check_window_count(2 * 95_950 - 1000),
     ("check_window_count", "value"): lambda: sa.check_window_count(95_951),
-    # chapter 12 ------------------------------------------------------------------------------
+    # chapter 13 ------------------------------------------------------------------------------
     ("check_split_heads", "Q-itself"): lambda: sa.check_split_heads(Q12, Q12),
     ("check_split_heads", "heads-middle"): lambda: sa.check_split_heads(Q12.reshape(3, 2, 2), Q12),
     ("check_split_heads", "plain-reshape"): lambda: sa.check_split_heads(Q12.reshape(2, 3, 2), Q12),
