@@ -315,6 +315,25 @@ CASES: tuple[BadInput, ...] = (
     BadInput("check_head_counts", "`targets` of three tokens", "targets", (1, 1),
              {"targets": ("keys", "cabinet", "table")}),
     BadInput("check_head_counts", "`min_weight` = 2", "min_weight", (1, 1), {"min_weight": 2}),
+    # chapter "One word at a time" --------------------------------------------------
+    BadInput("tiny_decoder", "`kv_heads` = 3 does not divide `h` = 4", "kv_heads", (), {"h": 4, "kv_heads": 3}),
+    BadInput("tiny_decoder", "`seed` = 1.5", "seed", (), {"seed": 1.5}),
+    BadInput("KVCache", "`dtype` is int64", "dtype", (2, 4, 4, 3), {"dtype": np.int64}),
+    BadInput("KVCache", "`window` = -1", "window", (2, 4, 4), {"window": -1}),
+    BadInput("decode_step", "`cache` of a model with other key/value heads", "cache",
+             (sa.tiny_decoder(), [0], sa.KVCache(2, 2, 4, 4))),
+    BadInput("decode_step", "`cache` is a plain array", "cache", (sa.tiny_decoder(), [0], np.zeros((2, 2, 4, 3, 4)))),
+    BadInput("decode_step", "4 `tokens` at once into a window of 2 (3 slots)", "tokens",
+             (sa.tiny_decoder(), [0, 1, 2, 3], sa.KVCache(2, 4, 4, window=2))),
+    BadInput("decoder_forward", "`tokens` outside the vocabulary", "tokens", (sa.tiny_decoder(), [12])),
+    BadInput("decoder_forward", "`window` without the causal mask", "window", (sa.tiny_decoder(), [0]),
+             {"causal": False, "window": 2}),
+    BadInput("generate", "`steps` = 0", "steps", (sa.tiny_decoder(), [0], 0)),
+    BadInput("grouped_query_attention", "`k` has 3 heads for 4 query heads", "k",
+             (np.ones((4, 2, 3)), np.ones((3, 2, 3)), np.ones((3, 2, 3)))),
+    BadInput("kv_cache_bytes", "`n` = 0", "n", (1, 1, 1, 0)),
+    BadInput("scores_per_step", "`t` = 0", "t", (0,)),
+    BadInput("check_decode_step", "`q_new` is 1-D", "q_new", (np.zeros((2, 4)),), {"q_new": [1.0, 2.0]}),
 )
 
 

@@ -9,6 +9,8 @@ Two layers:
   :mod:`selfattention.bert`, the teaching trace of the online softmax,
   cross-attention and the bottom-right causal mask
   (:mod:`selfattention.cross`, :mod:`selfattention.causal_alignment`),
+  a tiny causal decoder that writes one token at a time with a KV cache
+  (:mod:`selfattention.generation`),
   the recurrent network that attention replaces (:mod:`selfattention.rnn`),
   the loss and gradients that train one head (:mod:`selfattention.learning`)
   and a small experiment that compares the two (:mod:`selfattention.reversal`);
@@ -32,6 +34,7 @@ from . import (
     cost,
     cross,
     fast,
+    generation,
     learning,
     minilm,
     multihead,
@@ -49,6 +52,7 @@ from .checks import (
     check_blend,
     check_causal_mask,
     check_cross_weights,
+    check_decode_step,
     check_gradient_step,
     check_head,
     check_head_counts,
@@ -64,6 +68,20 @@ from .checks import (
 from .cross import SOURCE, TARGET, cat_is_sleeping, cross_attention
 from .examples import SENTENCE, WORDS, i_love_cats, three_words
 from .fast import blockwise_attention
+from .generation import (
+    PUBLISHED,
+    VOCAB,
+    KVCache,
+    TinyDecoder,
+    decode_example,
+    decode_step,
+    decoder_forward,
+    generate,
+    grouped_query_attention,
+    kv_cache_bytes,
+    scores_per_step,
+    tiny_decoder,
+)
 from .head import attention_head, head_trace, project_qkv, query_key_product
 from .learning import (
     apple_sweet,
@@ -92,9 +110,13 @@ __all__ = [
     "BertConfig",
     "BertOutput",
     "Feedback",
+    "KVCache",
+    "PUBLISHED",
     "SENTENCE",
     "SOURCE",
     "TARGET",
+    "TinyDecoder",
+    "VOCAB",
     "WORDS",
     "apple_sweet",
     "apple_sweet_gradient",
@@ -112,6 +134,7 @@ __all__ = [
     "check_blend",
     "check_causal_mask",
     "check_cross_weights",
+    "check_decode_step",
     "check_gradient_step",
     "check_head",
     "check_head_counts",
@@ -128,6 +151,9 @@ __all__ = [
     "cost",
     "cross",
     "cross_attention",
+    "decode_example",
+    "decode_step",
+    "decoder_forward",
     "descend",
     "dot_product_std",
     "effect_on_last",
@@ -135,10 +161,14 @@ __all__ = [
     "fading",
     "fast",
     "gelu",
+    "generate",
+    "generation",
     "gradient_step",
+    "grouped_query_attention",
     "head_loss_and_gradients",
     "head_trace",
     "i_love_cats",
+    "kv_cache_bytes",
     "layer_norm",
     "learning",
     "minilm",
@@ -156,6 +186,7 @@ __all__ = [
     "scaled_dot_product_attention",
     "scaling",
     "scaling_example",
+    "scores_per_step",
     "sliding_window_mask",
     "softmax",
     "softmax_jacobian",
@@ -164,6 +195,7 @@ __all__ = [
     "split_heads",
     "strided_mask",
     "three_words",
+    "tiny_decoder",
     "train_head",
     "training_run",
 ]

@@ -184,3 +184,19 @@ def test_every_round_of_the_referent_game_decides_after_it():
         deciding = r["after"].rstrip(".").split()[-1]
         assert deciding not in r["before"].split()
         assert r["after"] != "" and deciding.isalpha()
+
+
+@pytest.mark.parametrize("N", [1, 2, 10, 100, 1000])
+def test_writing_n_tokens_costs_n_squared_with_a_cache_and_n_cubed_without(N):
+    # Chapter "One word at a time": the totals of equation eq-gen-totals, and their ratio (N + 2) / 3.
+    with_cache = sum(sa.scores_per_step(t) for t in range(1, N + 1))
+    without = sum(sa.scores_per_step(t, cache=False) for t in range(1, N + 1))
+    assert with_cache == N * (N + 1) // 2 and without == N * (N + 1) * (N + 2) // 6
+    assert 3 * without == (N + 2) * with_cache
+
+
+@pytest.mark.parametrize("name", ["GPT-2 small", "Llama 2 7B", "Mistral 7B"])
+def test_the_cache_saving_of_gqa_is_heads_over_kv_heads(name):
+    c = sa.PUBLISHED[name]
+    mha = sa.kv_cache_bytes(c.layers, c.heads, c.d_head, 4096)
+    assert mha == sa.kv_cache_bytes(c.layers, c.kv_heads, c.d_head, 4096) * (c.heads // c.kv_heads)

@@ -286,6 +286,7 @@ def test_the_scaling_exercise_keeps_its_checker_call(built_book):
     ("attention-in-a-real-model", ["sa.check_strongest_head(to_river, layer, head)",
                                    "sa.check_head_counts(n_more, n_strong)"]),
     ("the-cost-of-full-context", ["sa.check_score_memory(n_bytes)", "sa.check_window_count(count)"]),
+    ("one-word-at-a-time", ["sa.check_decode_step(out)"]),
 ])
 def test_the_exercises_of_chapters_10_and_11_keep_their_checker_calls(built_book, name, calls):
     student = code(load(built_book, name))

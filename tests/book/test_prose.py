@@ -33,6 +33,7 @@ ALLOW: list[tuple[str, str]] = [
     (r"\b(?:heads|layers|tokens) from 0\b|\bcounting \[CLS\] as 0\b", "how the book numbers layers, heads and tokens"),
     (r"car becomes \[5, 5\]|\[5, 5\]", "the input of a lab preset, named by its button"),
     (r"FlashAttention-2", "the name of a method (a cited paper)"),
+    (r"\bGPT-2\b|\bLlama 2\b", "the names of two models (cited papers)"),
 ]
 _ALLOW = [re.compile(p) for p, _ in ALLOW]
 

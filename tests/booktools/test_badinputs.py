@@ -37,6 +37,8 @@ NO_BAD_INPUT = {
     "Feedback": "a record that stores any verdict and message",
     "BertOutput": "a record (NamedTuple) of the arrays bert_forward computed",
     "check_head": "any argument, a function or not, gets feedback, never an error",
+    "TinyDecoder": "a record (NamedTuple) of the weights tiny_decoder makes",
+    "decode_example": "the exercise's fixed inputs, from a seed",
 }
 
 

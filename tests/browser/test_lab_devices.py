@@ -28,6 +28,7 @@ LABS = [
     ("causal-masking.html", "#mask-lab"),
     ("attention-in-a-real-model.html", "#explorer-lab"),
     ("the-cost-of-full-context.html", "#grid-lab"),
+    ("one-word-at-a-time.html", "#gen-lab"),
 ]
 
 # Every visible element that holds text of its own, with its text colour

@@ -14,6 +14,7 @@ module                                              figures
 :mod:`~booktools.figures.cross`                     cross-attention weights; two causal masks
 :mod:`~booktools.figures.learning`                  attention maps after training runs
 :mod:`~booktools.figures.scaling`                   softmax saturation against d_k
+:mod:`~booktools.figures.generation`                the scores of one step; time per token
 :mod:`~booktools.figures.multihead`                 several heads' weights side by side
 :mod:`~booktools.figures.transformer`               the path from words to the next word
 :mod:`~booktools.figures.base`                      what they share: start, finish, PNG

@@ -19,6 +19,7 @@ lab (``data-lab``)      module
 ``learning``            :mod:`booktools.labs.learning`
 ``temperature``         :mod:`booktools.labs.temperature`
 ``mask``                :mod:`booktools.labs.mask`
+``generation``          :mod:`booktools.labs.generation`
 ======================  ==============================================
 
 The names both sides of a lab agree on (the element's class, ``data-lab``,
@@ -31,6 +32,7 @@ from __future__ import annotations
 from . import (
     contract,
     explorer,
+    generation,
     grid,
     learning,
     mask,
@@ -54,6 +56,7 @@ FIXTURES = {
     "learning": learning.learning_fixture,
     "temperature": temperature.temperature_fixture,
     "mask": mask.mask_fixture,
+    "generation": generation.generation_fixture,
 }
 
 
@@ -86,7 +89,7 @@ def fixture(name: str, config: dict) -> dict:
     ...
     ValueError: no lab 'slider'; the labs are ['weighted-average', 'explorer', 'grid', 'referent-game',
       'three-moves', 'qkv', 'qkv-trace', 'learning', 'temperature',
-      'mask']
+      'mask', 'generation']
     """
     if name not in FIXTURES:
         raise ValueError(f"no lab {name!r}; the labs are {list(FIXTURES)}")
@@ -94,6 +97,6 @@ def fixture(name: str, config: dict) -> dict:
 
 
 __all__ = [
-    "FIXTURES", "contract", "explorer", "fixture", "grid", "learning", "mask", "qkv", "qkv_trace", "referent_game",
-    "temperature", "three_moves", "weighted_average",
+    "FIXTURES", "contract", "explorer", "fixture", "generation", "grid", "learning", "mask", "qkv", "qkv_trace",
+    "referent_game", "temperature", "three_moves", "weighted_average",
 ]

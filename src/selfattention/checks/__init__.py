@@ -19,7 +19,8 @@ One module per chapter topic, and one shared compare step:
   :func:`~selfattention.check_head_counts` (chapter 10);
 * ``cost`` -- :func:`~selfattention.check_score_memory` and
   :func:`~selfattention.check_window_count` (chapter 11);
-* ``multihead`` -- :func:`~selfattention.check_split_heads` (chapter 12).
+* ``generation`` -- :func:`~selfattention.check_decode_step` (chapter 12);
+* ``multihead`` -- :func:`~selfattention.check_split_heads` (chapter 13).
 
 A value counts as right within 100 eps (abs(expected) + the largest abs(expected)),
 eps being the machine epsilon of the answer: float32's for float32 arrays (as
@@ -46,6 +47,7 @@ from ._compare import REGISTRY, Feedback
 from .blend import check_blend
 from .cost import check_score_memory, check_window_count
 from .cross import check_cross_weights
+from .generation import check_decode_step
 from .head import check_head
 from .learning import check_gradient_step
 from .masks import check_causal_mask
@@ -61,6 +63,7 @@ __all__ = [
     "check_blend",
     "check_causal_mask",
     "check_cross_weights",
+    "check_decode_step",
     "check_gradient_step",
     "check_head",
     "check_head_counts",

@@ -19,6 +19,7 @@ from booktools.figures.base import CUT_TEXT_KEY, SMALLEST_TEXT_KEY, cut_texts, f
 from booktools.figures.cost import plot_mask_costs, plot_measurements
 from booktools.figures.embeddings import plot_embedding_rows
 from booktools.figures.fading import plot_fading, plot_position_accuracy
+from booktools.figures.generation import plot_step_scores, plot_time_per_token
 from booktools.figures.heatmaps import plot_attention, plot_layer_means
 from booktools.figures.learning import plot_attention_maps
 from booktools.figures.masks import plot_masks
@@ -51,6 +52,9 @@ def _figures():
     dist = np.arange(1, 51)
     return {
         "words": lambda: plot_words(x, sa.WORDS),
+        "step scores": lambda: plot_step_scores(6),
+        "time per token": lambda: plot_time_per_token(([512, 1024, 2048, 4096, 8192], [1e-3, 1.4e-3, 2e-3, 3e-3, 9e-3]),
+                                                      ([128, 256, 512], [1e-2, 3e-2, 0.13])),
         "embedding rows": lambda: plot_embedding_rows(RNG.normal(0, 0.05, (3, 384)),
                                                       ["“bank” beside “river”", "“bank” beside “account”", "“river”"]),
         "weighted mix": lambda: plot_weighted_mix(x, w, sa.WORDS, 0),

@@ -108,6 +108,14 @@ def strongest(answer):
     return sa.check_strongest_head(answer, np.unravel_index(table.argmax(), table.shape))
 
 
+def decode(dtype):
+    q, k, v, k_cache, v_cache = as_(dtype, *sa.decode_example())
+    K, V = np.vstack([k_cache, k]), np.vstack([v_cache, v])  # (5, 4): the cache, then the new rows
+    scores = q @ K.T / np.sqrt(dtype(4))
+    scores = np.where(np.tri(2, 5, k=3, dtype=bool), scores, dtype(-np.inf))  # bottom-right causal mask
+    return softmax(scores) @ V
+
+
 #: checker name -> (make the right answer in a dtype, check an answer).
 RIGHT = {
     "check_scores": (scores, sa.check_scores),
@@ -115,6 +123,7 @@ RIGHT = {
     "check_blend": (blend, sa.check_blend),
     "check_scaled_row": (scaled_row, sa.check_scaled_row),
     "check_cross_weights": (cross, sa.check_cross_weights),
+    "check_decode_step": (decode, sa.check_decode_step),
     "check_rnn_states": (rnn, lambda a: sa.check_rnn_states(a, X2, W2)),
     "check_split_heads": (split, lambda a: sa.check_split_heads(a, Q12)),
     "check_gradient_step": (step, lambda a: sa.check_gradient_step(a, learning_rate=0.5)),

@@ -55,6 +55,11 @@ G5 = sa.apple_sweet_gradient(1.0)
 S5 = sa.apple_sweet_loss(1.0)["weight"]
 STEP = sa.gradient_step(1.0)
 
+QD, KD, VD, KC, VC = sa.decode_example()
+KD_ALL, VD_ALL = np.vstack([KC, KD]), np.vstack([VC, VD])
+BR = sa.causal_mask_bottom_right(2, 5)
+DECODED = sa.scaled_dot_product_attention(QD, KD_ALL, VD_ALL, mask=BR)
+
 MASK = sa.causal_mask(4)
 ONE_CELL = MASK.copy()
 ONE_CELL[3, 1] = False
@@ -220,6 +225,22 @@ CASES = {
     ("check_cross_weights", "not-finite"): lambda: sa.check_cross_weights(np.full((3, 4), np.nan)),
     ("check_cross_weights", "rounded"): lambda: sa.check_cross_weights(CROSS.round(2)),
     ("check_cross_weights", "value"): lambda: sa.check_cross_weights(CROSS + 1e-3),
+    # chapter 12 (one word at a time) ---------------------------------------------------------
+    ("check_decode_step", "before-append"): lambda: sa.check_decode_step(sa.scaled_dot_product_attention(QD, KC, VC)),
+    ("check_decode_step", "top-left"):
+        lambda: sa.check_decode_step(sa.scaled_dot_product_attention(QD, KD_ALL, VD_ALL, causal=True)),
+    ("check_decode_step", "no-mask"): lambda: sa.check_decode_step(sa.scaled_dot_product_attention(QD, KD_ALL, VD_ALL)),
+    ("check_decode_step", "no-scale"):
+        lambda: sa.check_decode_step(sa.scaled_dot_product_attention(QD, KD_ALL, VD_ALL, mask=BR, scale=1.0)),
+    ("check_decode_step", "kv-swapped"):
+        lambda: sa.check_decode_step(sa.scaled_dot_product_attention(QD, VD_ALL, KD_ALL, mask=BR)),
+    ("check_decode_step", "weights"): lambda: sa.check_decode_step(
+        sa.scaled_dot_product_attention(QD, KD_ALL, VD_ALL, mask=BR, return_weights=True)[1]),
+    ("check_decode_step", "not-numbers"): lambda: sa.check_decode_step("out"),
+    ("check_decode_step", "shape"): lambda: sa.check_decode_step(np.ones((5, 4))),
+    ("check_decode_step", "not-finite"): lambda: sa.check_decode_step(DECODED * np.nan),
+    ("check_decode_step", "rounded"): lambda: sa.check_decode_step(DECODED.round(2)),
+    ("check_decode_step", "value"): lambda: sa.check_decode_step(DECODED + 1e-3),
     # chapter 10 ------------------------------------------------------------------------------
     ("check_strongest_head", "extra-axis"): lambda: sa.check_strongest_head(river()[1][..., None], *best_head()),
     ("check_strongest_head", "heads-first"): lambda: sa.check_strongest_head(river()[1].T, *best_head()),
@@ -270,7 +291,7 @@ CASES = {
     ("check_window_count", "full-causal"): lambda: sa.check_window_count(1000 * 1001 // 2),
     ("check_window_count", "both-sides"): lambda: sa.check_window_count(2 * 95_950 - 1000),
     ("check_window_count", "value"): lambda: sa.check_window_count(95_951),
-    # chapter 12 ------------------------------------------------------------------------------
+    # chapter 13 ------------------------------------------------------------------------------
     ("check_split_heads", "Q-itself"): lambda: sa.check_split_heads(Q12, Q12),
     ("check_split_heads", "heads-middle"): lambda: sa.check_split_heads(Q12.reshape(3, 2, 2), Q12),
     ("check_split_heads", "plain-reshape"): lambda: sa.check_split_heads(Q12.reshape(2, 3, 2), Q12),
