@@ -1,27 +1,27 @@
 """Where each word stands: the position schemes of chapter "Where each word stands".
 
 Bare attention cannot see order: permute the rows of ``X`` and the weights
-and outputs are permuted the same way (:func:`permutation_gap` measures it).
+and outputs are permuted the same way (:func:`~selfattention.positions.permutation_gap` measures it).
 Models add position information in one of two places.
 
 * **Added to the word** (absolute positions):
-  :func:`sinusoidal_positions` (Vaswani et al. 2017), whose shift by ``k``
-  steps is one linear map for every position (:func:`sinusoidal_shift`),
-  and :func:`learned_positions`, the learned table of all-MiniLM-L6-v2.
-* **Inside the score** (relative positions): :func:`rope` rotates each pair
+  :func:`~selfattention.sinusoidal_positions` (Vaswani et al. 2017), whose shift by ``k``
+  steps is one linear map for every position (:func:`~selfattention.sinusoidal_shift`),
+  and :func:`~selfattention.learned_positions`, the learned table of all-MiniLM-L6-v2.
+* **Inside the score** (relative positions): :func:`~selfattention.rope` rotates each pair
   of a query's or key's numbers by an angle proportional to the position
-  (Su et al. 2021), and :func:`alibi_bias` adds ``-slope * distance`` to
-  the scores, with the slopes of :func:`alibi_slopes` (Press et al. 2022).
+  (Su et al. 2021), and :func:`~selfattention.alibi_bias` adds ``-slope * distance`` to
+  the scores, with the slopes of :func:`~selfattention.alibi_slopes` (Press et al. 2022).
 
 RoPE's convention
 -----------------
-:func:`rope` implements the paper's layout: the pairs are *interleaved*,
+:func:`~selfattention.rope` implements the paper's layout: the pairs are *interleaved*,
 numbers ``(2i, 2i + 1)`` rotate together by ``m * theta_i`` with
 ``theta_i = base ** (-2i / d)``. GPT-NeoX, and Llama as implemented in
 Hugging Face transformers, pair number ``i`` with number ``i + d/2``
-instead ("rotate half"); :func:`rope_rotate_half` computes that layout.
+instead ("rotate half"); :func:`~selfattention.rope_rotate_half` computes that layout.
 The two differ only by a fixed permutation of the numbers,
-:func:`rope_pair_order`::
+:func:`~selfattention.rope_pair_order`::
 
     rope(x)[..., p] == rope_rotate_half(x[..., p])   with p = rope_pair_order(d)
 
@@ -369,8 +369,8 @@ def rope_rotate_half(x, positions=None, *, base=BASE) -> np.ndarray:
 
         y = x * cos + rotate_half(x) * sin,   rotate_half(x) = [-x[d/2:], x[:d/2]]
 
-    with the angles of :func:`rope` repeated for both halves. It is
-    :func:`rope` with the numbers in another order:
+    with the angles of :func:`~selfattention.rope` repeated for both halves. It is
+    :func:`~selfattention.rope` with the numbers in another order:
     ``rope(x)[..., p] == rope_rotate_half(x[..., p])`` with
     ``p = rope_pair_order(d)``.
 
@@ -390,7 +390,7 @@ def rope_rotate_half(x, positions=None, *, base=BASE) -> np.ndarray:
     Raises
     ------
     TypeError, ValueError
-        As in :func:`rope`.
+        As in :func:`~selfattention.rope`.
 
     Examples
     --------
@@ -493,7 +493,7 @@ def alibi_bias(L, h, *, causal: bool = True) -> np.ndarray:
     L : int
         The number of tokens (queries = keys).
     h : int
-        The number of heads; each gets its slope from :func:`alibi_slopes`.
+        The number of heads; each gets its slope from :func:`~selfattention.alibi_slopes`.
     causal : bool, default True, keyword-only
         Block the keys after each query.
 
@@ -581,7 +581,7 @@ def encode_in_order(sentence: str, words: Sequence[int], *, with_positions: bool
     """Run all-MiniLM-L6-v2 on a sentence's tokens, with the words in the order ``words``.
 
     The tokens between ``[CLS]`` and ``[SEP]`` are put in the order
-    ``words`` (see :func:`shuffle_tokens`) and the model runs on them. With
+    ``words`` (see :func:`~selfattention.positions.shuffle_tokens`) and the model runs on them. With
     ``with_positions=False`` every token gets the position vector of
     position 0, so the model cannot see where a word stands.
 
