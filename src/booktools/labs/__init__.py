@@ -19,6 +19,7 @@ lab (``data-lab``)      module
 ``learning``            :mod:`booktools.labs.learning`
 ``temperature``         :mod:`booktools.labs.temperature`
 ``mask``                :mod:`booktools.labs.mask`
+``position-dial``       :mod:`booktools.labs.position_dial`
 ======================  ==============================================
 """
 
@@ -29,6 +30,7 @@ from . import (
     grid,
     learning,
     mask,
+    position_dial,
     qkv,
     qkv_trace,
     referent_game,
@@ -49,6 +51,7 @@ FIXTURES = {
     "learning": learning.learning_fixture,
     "temperature": temperature.temperature_fixture,
     "mask": mask.mask_fixture,
+    "position-dial": position_dial.position_dial_fixture,
 }
 
 
@@ -81,7 +84,7 @@ def fixture(name: str, config: dict) -> dict:
     ...
     ValueError: no lab 'slider'; the labs are ['weighted-average', 'explorer', 'grid', 'referent-game',
       'three-moves', 'qkv', 'qkv-trace', 'learning', 'temperature',
-      'mask']
+      'mask', 'position-dial']
     """
     if name not in FIXTURES:
         raise ValueError(f"no lab {name!r}; the labs are {list(FIXTURES)}")
@@ -89,7 +92,7 @@ def fixture(name: str, config: dict) -> dict:
 
 
 __all__ = [
-    "FIXTURES", "explorer", "fixture", "grid", "learning", "mask", "qkv", "qkv_trace", "referent_game", "temperature",
-    "three_moves",
+    "FIXTURES", "explorer", "fixture", "grid", "learning", "mask", "position_dial", "qkv", "qkv_trace",
+    "referent_game", "temperature", "three_moves",
     "weighted_average",
 ]
