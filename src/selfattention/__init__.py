@@ -11,6 +11,8 @@ Two layers:
   (:mod:`selfattention.cross`, :mod:`selfattention.causal_alignment`),
   a tiny causal decoder that writes one token at a time with a KV cache
   (:mod:`selfattention.generation`),
+  the position schemes: sinusoidal, learned, RoPE and ALiBi
+  (:mod:`selfattention.positions`),
   the recurrent network that attention replaces (:mod:`selfattention.rnn`),
   the loss and gradients that train one head (:mod:`selfattention.learning`)
   and a small experiment that compares the two (:mod:`selfattention.reversal`);
@@ -39,6 +41,7 @@ from . import (
     minilm,
     multihead,
     online_softmax,
+    positions,
     reversal,
     rnn,
     scaling,
@@ -58,6 +61,7 @@ from .checks import (
     check_head_counts,
     check_head_scores,
     check_rnn_states,
+    check_rope,
     check_scaled_row,
     check_score_memory,
     check_scores,
@@ -96,6 +100,16 @@ from .learning import (
 from .multihead import concat_heads, multi_head_attention, split_heads
 from .online_softmax import online_softmax_trace
 from .padding import padding_mask
+from .positions import (
+    alibi_bias,
+    alibi_slopes,
+    learned_positions,
+    rope,
+    rope_pair_order,
+    rope_rotate_half,
+    sinusoidal_positions,
+    sinusoidal_shift,
+)
 from .rnn import effect_on_last, fading, rnn_states
 from .scaling import dot_product_std, saturation, scaling_example, softmax_jacobian, softmax_with_temperature
 from .softmax import softmax
@@ -121,6 +135,8 @@ __all__ = [
     "apple_sweet",
     "apple_sweet_gradient",
     "apple_sweet_loss",
+    "alibi_bias",
+    "alibi_slopes",
     "attention",
     "attention_head",
     "attention_scores",
@@ -140,6 +156,7 @@ __all__ = [
     "check_head_counts",
     "check_head_scores",
     "check_rnn_states",
+    "check_rope",
     "check_scaled_row",
     "check_score_memory",
     "check_scores",
@@ -170,6 +187,7 @@ __all__ = [
     "i_love_cats",
     "kv_cache_bytes",
     "layer_norm",
+    "learned_positions",
     "learning",
     "minilm",
     "multi_head_attention",
@@ -177,16 +195,22 @@ __all__ = [
     "online_softmax",
     "online_softmax_trace",
     "padding_mask",
+    "positions",
     "project_qkv",
     "query_key_product",
     "reversal",
     "rnn",
     "rnn_states",
+    "rope",
+    "rope_pair_order",
+    "rope_rotate_half",
     "saturation",
     "scaled_dot_product_attention",
     "scaling",
     "scaling_example",
     "scores_per_step",
+    "sinusoidal_positions",
+    "sinusoidal_shift",
     "sliding_window_mask",
     "softmax",
     "softmax_jacobian",

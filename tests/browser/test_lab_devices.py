@@ -26,6 +26,7 @@ LABS = [
     ("learning-where-to-look.html", "#learning-lab"),
     ("why-divide-by-sqrt-dk.html", "#temperature-lab"),
     ("causal-masking.html", "#mask-lab"),
+    ("where-each-word-stands.html", "#position-dial-lab"),
     ("attention-in-a-real-model.html", "#explorer-lab"),
     ("the-cost-of-full-context.html", "#grid-lab"),
     ("one-word-at-a-time.html", "#gen-lab"),

@@ -20,6 +20,7 @@ lab (``data-lab``)      module
 ``temperature``         :mod:`booktools.labs.temperature`
 ``mask``                :mod:`booktools.labs.mask`
 ``generation``          :mod:`booktools.labs.generation`
+``position-dial``       :mod:`booktools.labs.position_dial`
 ======================  ==============================================
 
 The names both sides of a lab agree on (the element's class, ``data-lab``,
@@ -36,6 +37,7 @@ from . import (
     grid,
     learning,
     mask,
+    position_dial,
     qkv,
     qkv_trace,
     referent_game,
@@ -57,6 +59,7 @@ FIXTURES = {
     "temperature": temperature.temperature_fixture,
     "mask": mask.mask_fixture,
     "generation": generation.generation_fixture,
+    "position-dial": position_dial.position_dial_fixture,
 }
 
 
@@ -89,7 +92,7 @@ def fixture(name: str, config: dict) -> dict:
     ...
     ValueError: no lab 'slider'; the labs are ['weighted-average', 'explorer', 'grid', 'referent-game',
       'three-moves', 'qkv', 'qkv-trace', 'learning', 'temperature',
-      'mask', 'generation']
+      'mask', 'generation', 'position-dial']
     """
     if name not in FIXTURES:
         raise ValueError(f"no lab {name!r}; the labs are {list(FIXTURES)}")
@@ -97,6 +100,6 @@ def fixture(name: str, config: dict) -> dict:
 
 
 __all__ = [
-    "FIXTURES", "contract", "explorer", "fixture", "generation", "grid", "learning", "mask", "qkv", "qkv_trace",
-    "referent_game", "temperature", "three_moves", "weighted_average",
+    "FIXTURES", "contract", "explorer", "fixture", "generation", "grid", "learning", "mask", "position_dial", "qkv",
+    "qkv_trace", "referent_game", "temperature", "three_moves", "weighted_average",
 ]

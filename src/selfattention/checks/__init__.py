@@ -15,12 +15,14 @@ One module per chapter topic, and one shared compare step:
 * ``head`` -- :func:`~selfattention.check_head` (chapter 7);
 * ``masks`` -- :func:`~selfattention.check_causal_mask` (chapter 8);
 * ``cross`` -- :func:`~selfattention.check_cross_weights` (chapter 9);
+* ``positions`` -- :func:`~selfattention.check_rope` (chapter 10, "Where
+  each word stands");
 * ``model`` -- :func:`~selfattention.check_strongest_head` and
-  :func:`~selfattention.check_head_counts` (chapter 10);
+  :func:`~selfattention.check_head_counts` (chapter 11);
 * ``cost`` -- :func:`~selfattention.check_score_memory` and
-  :func:`~selfattention.check_window_count` (chapter 11);
-* ``generation`` -- :func:`~selfattention.check_decode_step` (chapter 12);
-* ``multihead`` -- :func:`~selfattention.check_split_heads` (chapter 13).
+  :func:`~selfattention.check_window_count` (chapter 12);
+* ``generation`` -- :func:`~selfattention.check_decode_step` (chapter 13);
+* ``multihead`` -- :func:`~selfattention.check_split_heads` (chapter 14).
 
 A value counts as right within 100 eps (abs(expected) + the largest abs(expected)),
 eps being the machine epsilon of the answer: float32's for float32 arrays (as
@@ -53,6 +55,7 @@ from .learning import check_gradient_step
 from .masks import check_causal_mask
 from .model import check_head_counts, check_strongest_head
 from .multihead import check_split_heads
+from .positions import check_rope
 from .rnn import check_rnn_states
 from .scaling import check_scaled_row
 from .scores import check_head_scores, check_scores
@@ -69,6 +72,7 @@ __all__ = [
     "check_head_counts",
     "check_head_scores",
     "check_rnn_states",
+    "check_rope",
     "check_scaled_row",
     "check_score_memory",
     "check_scores",

@@ -1,4 +1,4 @@
-"""Checker of one decode step with a KV cache (chapter 12, "One word at a time")."""
+"""Checker of one decode step with a KV cache (chapter 13, "One word at a time")."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def check_decode_step(out, q_new=None, k_new=None, v_new=None, k_cache=None, v_c
         likely slip: attending before appending the new keys, the top-left
         mask, no mask, a missing scale, keys and values swapped, the
         weights instead of the output, or rounded numbers. A value counts as
-        right within 100 eps (|expected| + the largest |expected|), eps being
+        right within 100 eps (abs(expected) + the largest abs(expected)), eps being
         the machine epsilon of the answer: float32's for float32 arrays (as
         torch's .numpy() gives), float64's otherwise.
 

@@ -1,4 +1,4 @@
-"""Checker of queries cut into heads (chapter 13, "What comes next")."""
+"""Checker of queries cut into heads (chapter 14, "What comes next")."""
 
 from __future__ import annotations
 

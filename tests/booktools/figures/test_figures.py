@@ -25,6 +25,7 @@ from booktools.figures.learning import plot_attention_maps
 from booktools.figures.masks import plot_masks
 from booktools.figures.online_softmax import plot_online_softmax
 from booktools.figures.plane import plot_weighted_mix, plot_words
+from booktools.figures.positions import plot_position_similarity
 from booktools.figures.referents import plot_referent_heads
 from booktools.style import MAX_WIDTH_IN, PHONE_COLUMN_PX, SMALLEST_TEXT_PT
 from selfattention.cost import Measurement
@@ -76,6 +77,8 @@ def _figures():
         "mask costs": lambda: plot_mask_costs(cost_ns, {"full causal": [m * (m + 1) // 2 for m in cost_ns],
                                                         "sliding window, w = 32": [33 * m for m in cost_ns],
                                                         "strided, stride = √n": [m * 40 for m in cost_ns]}),
+        "position similarity": lambda: plot_position_similarity(
+            sa.positions.cosine_similarity(sa.sinusoidal_positions(64, 32))),
         "attention maps": lambda: plot_attention_maps(_softmax_stack((4, 2, 2)), [f"run {i}" for i in range(1, 5)],
                                                       ["apple", "sweet"]),
     }

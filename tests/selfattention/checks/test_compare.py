@@ -97,6 +97,13 @@ def step(dtype):
     return np.asarray(c - dtype(0.5) * g, dtype=dtype)
 
 
+def rope_one(dtype):
+    x = np.arange(1, 7, dtype=dtype)
+    angle = dtype(3) * dtype(10_000) ** (-np.arange(0, 6, 2, dtype=dtype) / dtype(6))
+    c, s = np.cos(angle), np.sin(angle)
+    return np.stack([x[0::2] * c - x[1::2] * s, x[0::2] * s + x[1::2] * c], axis=-1).reshape(6)
+
+
 @functools.cache
 def river(dtype):
     enc = minilm.encode(checks.model.RIVER)
@@ -128,6 +135,7 @@ RIGHT = {
     "check_split_heads": (split, lambda a: sa.check_split_heads(a, Q12)),
     "check_gradient_step": (step, lambda a: sa.check_gradient_step(a, learning_rate=0.5)),
     "check_strongest_head": (river, strongest),
+    "check_rope": (rope_one, sa.check_rope),
 }
 
 #: The checkers that compare exactly (booleans and counts) or call the reader's function.

@@ -66,6 +66,17 @@ ONE_CELL[3, 1] = False
 
 MEM = cost.score_bytes(32_768, "bf16", heads=32)
 
+X_ROPE = np.arange(1.0, 7.0)
+ROPE = sa.rope(X_ROPE, [3])[0]
+THETA = 10_000.0 ** (-np.arange(0, 6, 2) / 6)
+
+
+def rope_by(angle, sign=1.0):
+    """Pairs (2i, 2i + 1) of X_ROPE turned by sign * angle_i."""
+    c, s = np.cos(angle), sign * np.sin(angle)
+    e, o = X_ROPE[0::2], X_ROPE[1::2]
+    return np.stack([e * c - o * s, e * s + o * c], axis=-1).reshape(6)
+
 
 @functools.cache
 def river():
@@ -272,6 +283,19 @@ CASES = {
     ("check_head_counts", "swapped"): lambda: sa.check_head_counts(keys()[3], keys()[2]),
     ("check_head_counts", "strong-more"): lambda: sa.check_head_counts(keys()[2], keys()[2] + 1),
     ("check_head_counts", "strong-wrong"): lambda: sa.check_head_counts(keys()[2], keys()[3] - 1),
+    # chapter "Where each word stands" ------------------------------------------------------
+    ("check_rope", "rotate-half"): lambda: sa.check_rope(sa.rope_rotate_half(X_ROPE, [3])[0]),
+    ("check_rope", "no-pairing"): lambda: sa.check_rope(X_ROPE * np.repeat(np.cos(3 * THETA), 2)),
+    ("check_rope", "base"): lambda: sa.check_rope(rope_by(3 * 1000.0 ** (-np.arange(0, 6, 2) / 6))),
+    ("check_rope", "no-2"): lambda: sa.check_rope(rope_by(3 * 10_000.0 ** (-np.arange(3) / 6))),
+    ("check_rope", "position+1"): lambda: sa.check_rope(rope_by(4 * THETA)),
+    ("check_rope", "backwards"): lambda: sa.check_rope(rope_by(3 * THETA, -1.0)),
+    ("check_rope", "one-row"): lambda: sa.check_rope(ROPE[None, :]),
+    ("check_rope", "not-numbers"): lambda: sa.check_rope("rope"),
+    ("check_rope", "shape"): lambda: sa.check_rope(ROPE[:4]),
+    ("check_rope", "not-finite"): lambda: sa.check_rope(ROPE * np.nan),
+    ("check_rope", "rounded"): lambda: sa.check_rope(ROPE.round(3)),
+    ("check_rope", "value"): lambda: sa.check_rope(ROPE + [0, 0, 0, 0, 0, 1e-3]),
     # chapter 11 ------------------------------------------------------------------------------
     ("check_score_memory", "not-count"): lambda: sa.check_score_memory("64 GiB"),
     ("check_score_memory", "one-head"): lambda: sa.check_score_memory(cost.score_bytes(32_768, "bf16")),
