@@ -89,7 +89,7 @@ def test_the_visible_sidebar_button_brings_the_chapter_list_into_view_on_a_phone
     options = {**PHONE, "viewport": {"width": width, "height": 844}}
     context, page = open_page(browser, site_url, "weighted-average.html", **options)
     try:
-        link = page.get_by_role("link", name="The cost of full context")
+        link = page.get_by_role("link", name="Causal (masked) self-attention")
         assert not link.is_visible()
         toggles = page.locator("button.primary-toggle:visible")
         assert toggles.count() == 1, "exactly one visible button opens the chapter list"
