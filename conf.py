@@ -102,6 +102,8 @@ html_theme_options = {
     "use_download_button": True,
     "show_toc_level": 2,
     "home_page_in_toc": True,
+    # A link to github.com would be shortened to "owner/repo" with a brand icon from a web font: keep the address.
+    "shorten_urls": False,
     "icon_links": [],
     "logo": {},
     "navbar_persistent": ["search-button-field"],
