@@ -282,8 +282,8 @@ def substitute(text: str, values: dict[str, str]) -> str:
 
     Examples
     --------
-    >>> substitute("This is version {{ version }}.", {"version": "0.1.0"})
-    'This is version 0.1.0.'
+    >>> substitute("This is version {{ version }}.", {"version": "2.5"})
+    'This is version 2.5.'
     """
     def one(m: re.Match) -> str:
         name = m.group("name")

@@ -334,6 +334,17 @@ CASES: tuple[BadInput, ...] = (
     BadInput("kv_cache_bytes", "`n` = 0", "n", (1, 1, 1, 0)),
     BadInput("scores_per_step", "`t` = 0", "t", (0,)),
     BadInput("check_decode_step", "`q_new` is 1-D", "q_new", (np.zeros((2, 4)),), {"q_new": [1.0, 2.0]}),
+    BadInput("sinusoidal_positions", "`d_model` = 3 is odd", "d_model", (4, 3)),
+    BadInput("sinusoidal_positions", "`L` = 0", "L", (0, 4)),
+    BadInput("sinusoidal_shift", "`k` = 1.5 steps", "k", (1.5, 4)),
+    BadInput("rope", "3 `positions` for 2 rows", "positions", (np.ones((2, 4)), [0, 1, 2])),
+    BadInput("rope", "`base` = 0", "base", (np.ones((2, 4)),), {"base": 0.0}),
+    BadInput("rope_rotate_half", "3 `positions` for 2 rows", "positions", (np.ones((2, 4)), [0, 1, 2])),
+    BadInput("rope_pair_order", "`d` = 3 is odd", "d", (3,)),
+    BadInput("check_rope", "`position` = -1", "position", ([1.0, 0.0],), {"position": -1}),
+    BadInput("alibi_slopes", "`h` = 0", "h", (0,)),
+    BadInput("alibi_bias", "`causal` is a string", "causal", (3, 2), {"causal": "yes"}),
+    BadInput("learned_positions", "`positions` = [512], past the table", "positions", ([512],)),
 )
 
 

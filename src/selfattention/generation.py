@@ -51,7 +51,7 @@ from ._validate import as_float_array, check_flag, check_positive_int
 from .attention import scaled_dot_product_attention
 from .bert import gelu
 from .causal_alignment import causal_mask_bottom_right
-from .cost import dtype_bytes
+from .cost import best_time, dtype_bytes
 from .multihead import concat_heads, split_heads
 from .sparse import sliding_window_mask
 
@@ -813,8 +813,6 @@ def time_per_token(model: TinyDecoder, n: int, *, cache: bool = True, repeat: in
     True
     """
     from threadpoolctl import threadpool_limits
-
-    from .cost import best_time
 
     model = _check_model(model)
     n = check_positive_int(n, "n")

@@ -43,7 +43,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from . import minilm
 from ._validate import as_float_array, check_positive_int
+from .bert import bert_forward
 
 #: The base of the geometric frequencies, in Vaswani et al. (2017) and Su et al. (2021).
 BASE = 10_000.0
@@ -249,8 +251,6 @@ def learned_positions(positions, *, model_dir=None) -> np.ndarray:
     ...
     ValueError: position 512 is over the table's length: it has 512 positions, 0 to 511
     """
-    from . import minilm
-
     weights = minilm.load_weights(model_dir)
     table = weights["embeddings.position_embeddings.weight"]        # (512, 384)
     if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
@@ -615,9 +615,6 @@ def encode_in_order(sentence: str, words: Sequence[int], *, with_positions: bool
     >>> tokens, a.shape
     (('[CLS]', 'man', 'bites', 'dog', '[SEP]'), (6, 12, 5, 5))
     """
-    from . import minilm
-    from .bert import bert_forward
-
     if not isinstance(with_positions, (bool, np.bool_)):
         raise TypeError(f"with_positions must be True or False, got {with_positions!r}")
     tokens, ids = minilm.tokenize(sentence, model_dir=model_dir)                    # (L,)

@@ -5,6 +5,7 @@
 // switches between the two, a strip shows what the cache holds, and a counter
 // gives the scores computed so far. The page computes the config with
 // booktools.labs.generation; the state lives in generation-state.js. No globals.
+import { removeFallback } from "../contract.js";
 import { h, loadStylesheet } from "../dom.js";
 import { fmt, formatCount } from "../format.js";
 import { createState } from "./generation-state.js";
@@ -30,7 +31,7 @@ export function mount(root, config) {
   const hint = h("p", { class: "sa-panel-hint" },
     "Highlighted cells are computed at this step. Press Next token to write one more; "
     + "switch the cache off to recompute everything.");
-  root.querySelector(".sa-lab-fallback")?.remove();
+  removeFallback(root);
   root.append(h("div", { class: "sa-panel sa-gen" }, controls,
     h("div", { class: "sa-panel-body" },
       h("div", { class: "sa-gen-wrap" }, text, table),

@@ -5,6 +5,7 @@
 // changes. The vectors and the range come from the page's config
 // (booktools.labs.position_dial); the maths is position-dial-state.js.
 // Everything lives inside mount(): no globals.
+import { removeFallback } from "../contract.js";
 import { h, loadStylesheet } from "../dom.js";
 import { fmt } from "../format.js";
 import { createState } from "./position-dial-state.js";
@@ -42,7 +43,7 @@ export function mount(root, config) {
   const hint = h("p", { class: "sa-panel-hint" },
     "Drag a slider, or focus it and use the arrow keys (Home and End jump to the ends). "
     + "Move both, and watch which score holds.");
-  root.querySelector(".sa-lab-fallback")?.remove();
+  removeFallback(root);
   root.append(h("div", { class: "sa-panel sa-pos", role: "group", "aria-label": "The position dial" },
     controls, h("div", { class: "sa-pos-body" }, distance, table, status, hint)));
 
