@@ -149,6 +149,8 @@ def test_labs_fit_a_phone(browser, site_url, page_path, lab):
 @pytest.mark.book
 def test_no_page_ships_the_labs_test_data(built_book):
     for html in built_book.rglob("*.html"):
+        if html.relative_to(built_book).parts[0] == "_modules":
+            continue   # viewcode's source pages show the code that makes the test data, as text
         text = html.read_text(encoding="utf-8")
         assert "sa-fixture" not in text, html.name
         assert "locked row ignores hover" not in text and "no division by sqrt(d_k)" not in text, html.name
