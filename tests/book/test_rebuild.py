@@ -39,7 +39,10 @@ def missing_targets(html: Path) -> list[str]:
             parts = urlsplit(address)
             if parts.scheme or parts.netloc or not parts.path:
                 continue  # another site, mailto:, data:, or a link within the page
-            target = (page.parent / unquote(parts.path)).resolve()
+            if parts.path.startswith("/"):   # 404.html's addresses start at the site's root
+                target = (html / unquote(parts.path).lstrip("/")).resolve()
+            else:
+                target = (page.parent / unquote(parts.path)).resolve()
             if target.is_dir():
                 target = target / "index.html"
             if not target.is_file():

@@ -42,7 +42,7 @@ function mountLabs() {
 
 // Code blocks and outputs that scroll sideways must be reachable by keyboard.
 // The theme does this too, but only after DOM changes settle; do it now.
-const SCROLLABLE = "pre, .cell_output > .output, .pst-scrollable-table-container";
+const SCROLLABLE = "pre, div.math, .cell_output > .output, .pst-scrollable-table-container";
 
 function markScrollables() {
   for (const el of document.querySelectorAll(SCROLLABLE)) {

@@ -27,7 +27,7 @@ def plot_online_softmax(steps: Sequence, scores, final, *, query: int = 0) -> Fi
     Parameters
     ----------
     steps : sequence of OnlineSoftmaxStep
-        From :func:`selfattention.online_softmax.online_softmax_trace`.
+        From :func:`selfattention.online_softmax_trace`.
     scores : array_like, shape (L, S)
         The full score matrix (only for drawing panel a).
     final : array_like, shape (L, d_v)

@@ -29,7 +29,7 @@ Speed: query blocks are independent, so they are spread over the
 threads of :mod:`selfattention.fast.threads`, with NumPy's BLAS held to one
 thread per block.
 
-:func:`selfattention.online_softmax.online_softmax_trace` does the same
+:func:`selfattention.online_softmax_trace` does the same
 sums slowly, for one head, and keeps every intermediate value: it is the
 version to read.
 """
