@@ -8,8 +8,8 @@ uses it to show two limits that attention removes:
 * a word's effect on the summary is multiplied by ``w`` times the slope of
   ``tanh`` (never above 1) at every later word, so it fades like ``w ** k``.
 
-:func:`rnn_states` runs the network, :func:`fading` is the bound ``w ** k``,
-:func:`effect_on_last` is the exact effect of each word on the last summary,
+:func:`~selfattention.rnn_states` runs the network, :func:`~selfattention.fading` is the bound ``w ** k``,
+:func:`~selfattention.effect_on_last` is the exact effect of each word on the last summary,
 and :func:`~selfattention.check_rnn_states` (in :mod:`selfattention.checks`) checks a reader's own loop.
 """
 

@@ -7,10 +7,10 @@ masks keep only some of them. Both return a boolean ``(L, S)`` array with
 :func:`~selfattention.fast.blockwise_attention`). A blocked score gets
 weight exactly 0.
 
-* :func:`sliding_window_mask`: each query reads itself and the ``window``
+* :func:`~selfattention.sliding_window_mask`: each query reads itself and the ``window``
   keys just before it (and, without ``causal``, the ``window`` keys just
   after it). About ``n * (window + 1)`` scores: linear in ``n``.
-* :func:`strided_mask`: each query reads the ``stride`` keys ending at
+* :func:`~selfattention.strided_mask`: each query reads the ``stride`` keys ending at
   itself, plus every ``stride``-th key before that, as in the "strided"
   pattern of the Sparse Transformer. About ``n * (stride + n / stride)``
   scores, and ``n * sqrt(n)`` for ``stride = sqrt(n)``.
