@@ -29,8 +29,20 @@ venv: $(STAMP)
 runtime: $(STAMP)
 	$(BIN)/python -m booksite.runtime
 
-html: runtime
+# The book, built again only when one of its inputs is newer than the last good build: a
+# `make html` with nothing changed skips Sphinx (whose own start-up, reading every page's
+# doctree to number the figures, takes several seconds). Sphinx still decides which pages to
+# read again when something did change.
+HTML_INPUTS := $(shell find book src conf.py requirements.txt -type f -not -name '*.pyc' \
+	-not -path '*/__pycache__/*' -not -path '*.egg-info/*' 2>/dev/null)
+HTML_STAMP := _build/html/.built
+
+$(HTML_STAMP): $(HTML_INPUTS) $(STAMP) | runtime
 	$(BIN)/sphinx-build $(SPHINXOPTS) -c . book _build/html
+	touch $@
+
+html: $(HTML_STAMP)
+	@echo "The book is in _build/html."
 
 # The whole book as one PDF, _build/self-attention-computed.pdf: Sphinx's LaTeX builder on the
 # HTML build's doctrees, each lab photographed in Chromium as it opens (booksite.pdf), then
