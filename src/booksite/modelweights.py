@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from selfattention import minilm
+from selfattention.bert import weightfile
 from selfattention.bert.weightfile import read_safetensors, write_safetensors
 
 from .runtime import copy_into, sha256
@@ -102,9 +103,10 @@ def float16_weights(weights) -> dict[str, np.ndarray]:
 
 
 def inputs_digest(source_sha256: str) -> str:
-    """What the files depend on: the source weights' SHA-256, this module and the licence text."""
+    """What the files depend on: the source weights' SHA-256, this module, the writer and the licence."""
     h = hashlib.sha256(source_sha256.encode())
     h.update(Path(__file__).read_bytes())
+    h.update(Path(weightfile.__file__).read_bytes())
     h.update(APACHE_TEXT.read_bytes())
     return h.hexdigest()
 

@@ -53,6 +53,9 @@ DTYPES = {
 #: The dtypes written: NumPy's kind and size to the format's name.
 _NAMES = {np.dtype(v).newbyteorder("<") if v.itemsize > 1 else v: k for k, v in DTYPES.items() if k != "BF16"}
 
+#: The order of the dtypes in the ``safetensors`` package, narrowest first; a file holds the widest first.
+_ORDER = ("BOOL", "U8", "I8", "I16", "F16", "I32", "F32", "F64", "I64")
+
 #: Largest header accepted, as the ``safetensors`` package (100 MB).
 MAX_HEADER_BYTES = 100_000_000
 
@@ -159,23 +162,25 @@ def write_safetensors(tensors: Mapping[str, np.ndarray], path=None) -> bytes:
     header: dict[str, dict] = {}
     chunks: list[bytes] = []
     offset = 0
-    for name in tensors:
+    arrays = {}
+    for name, value in tensors.items():
         if not isinstance(name, str):
             raise TypeError(f"tensor names must be strings, got {name!r}")
-    # As the safetensors package: the widest dtype first (so every tensor stays aligned), then by name.
-    for name in sorted(tensors, key=lambda n: (-np.asarray(tensors[n]).dtype.itemsize, n)):
         if not name or name == "__metadata__":
             raise ValueError(f"tensor name {name!r} is not allowed")
-        arr = np.asarray(tensors[name])
+        arr = np.asarray(value)
         key = arr.dtype.newbyteorder("<") if arr.dtype.itemsize > 1 else arr.dtype
         if key not in _NAMES:
             raise TypeError(f"tensor {name!r} has dtype {arr.dtype}, which safetensors cannot hold here")
-        raw = np.ascontiguousarray(arr, dtype=key).tobytes()
-        header[name] = {"dtype": _NAMES[key], "shape": list(arr.shape),
-                        "data_offsets": [offset, offset + len(raw)]}
+        arrays[name] = (_NAMES[key], np.asarray(arr, dtype=key, order="C"))   # keeps a 0-d shape
+    # As the safetensors package: the widest dtype first (so every tensor stays aligned), then by name.
+    for name in sorted(arrays, key=lambda n: (-_ORDER.index(arrays[n][0]), n)):
+        dtype, arr = arrays[name]
+        raw = arr.tobytes()
+        header[name] = {"dtype": dtype, "shape": list(arr.shape), "data_offsets": [offset, offset + len(raw)]}
         chunks.append(raw)
         offset += len(raw)
-    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     text += b" " * (-len(text) % 8)
     out = len(text).to_bytes(8, "little") + text + b"".join(chunks)
     if path is not None:
