@@ -111,7 +111,7 @@ def inputs_digest(source_sha256: str) -> str:
     return h.hexdigest()
 
 
-def build(out: Path = DEFAULT_OUT, model_dir=None) -> dict:
+def build_model(out: Path = DEFAULT_OUT, model_dir=None) -> dict:
     """Make the files in ``out`` (skipped when they are up to date); return the manifest.
 
     A lock beside ``out`` keeps two processes of a parallel build from
@@ -138,7 +138,7 @@ def _build_unlocked(out: Path, model_dir) -> dict:
     manifest_path = out / minilm.MANIFEST_FILE
     if manifest_path.exists():
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        if manifest.get("inputs") == digest and verify(out, manifest) == []:
+        if manifest.get("inputs") == digest and verify_model(out, manifest) == []:
             return manifest
     minilm.verify_checksum(source)            # the pinned weights, or nothing
     if out.exists():
@@ -163,7 +163,7 @@ def _build_unlocked(out: Path, model_dir) -> dict:
     return manifest
 
 
-def verify(out: Path, manifest: dict) -> list[str]:
+def verify_model(out: Path, manifest: dict) -> list[str]:
     """Files of ``out`` whose size or SHA-256 is not the one the manifest gives.
 
     The sizes are compared first, so a stale file is found without hashing.
@@ -179,7 +179,7 @@ def verify(out: Path, manifest: dict) -> list[str]:
 def _copy_model(app, exception):
     if exception is not None or app.builder.format != "html":
         return
-    build()
+    build_model()
     copy_into(Path(app.outdir) / SITE_DIR, DEFAULT_OUT)
 
 
@@ -199,7 +199,7 @@ def setup_modelweights(app) -> None:
 
 
 def main() -> int:
-    manifest = build()
+    manifest = build_model()
     for entry in manifest["files"].values():
         print(f"{entry['name']}: {entry['size']:,} bytes, sha256 {entry['sha256'][:16]}…")
     return 0

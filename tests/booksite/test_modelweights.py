@@ -15,14 +15,14 @@ from selfattention.bert.weightfile import read_safetensors
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("model") / "model"
-    return out, modelweights.build(out)
+    return out, modelweights.build_model(out)
 
 
 def test_the_files_are_the_manifests_and_under_the_site_limit(built):
     out, manifest = built
     names = {e["name"] for e in manifest["files"].values()}
     assert names | {minilm.MANIFEST_FILE} == {p.name for p in out.iterdir()}
-    assert modelweights.verify(out, manifest) == []
+    assert modelweights.verify_model(out, manifest) == []
     for entry in manifest["files"].values():
         assert entry["size"] == (out / entry["name"]).stat().st_size <= modelweights.LIMIT_BYTES
     assert json.loads((out / minilm.MANIFEST_FILE).read_text()) == manifest
@@ -43,7 +43,7 @@ def test_the_weights_are_the_models_rounded_to_float16(built):
 
 def test_two_builds_give_the_same_bytes(built, tmp_path):
     out, manifest = built
-    again = modelweights.build(tmp_path / "model")
+    again = modelweights.build_model(tmp_path / "model")
     assert again == manifest
     for entry in manifest["files"].values():
         assert (tmp_path / "model" / entry["name"]).read_bytes() == (out / entry["name"]).read_bytes()
@@ -53,10 +53,10 @@ def test_a_rebuild_reuses_the_files_and_a_damaged_one_is_remade(built):
     out, manifest = built
     weights = out / minilm.F16_WEIGHTS_FILE
     mtime = weights.stat().st_mtime_ns
-    assert modelweights.build(out) == manifest and weights.stat().st_mtime_ns == mtime   # nothing redone
+    assert modelweights.build_model(out) == manifest and weights.stat().st_mtime_ns == mtime   # nothing redone
     (out / "config.json").write_text("{}")
-    assert modelweights.build(out) == manifest
-    assert modelweights.verify(out, manifest) == []
+    assert modelweights.build_model(out) == manifest
+    assert modelweights.verify_model(out, manifest) == []
 
 
 def test_copy_into_the_site_puts_the_files_under_static_model(built, tmp_path):

@@ -329,7 +329,7 @@ def f16_dir(tmp_path_factory) -> Path:
     from booksite import modelweights
 
     out = tmp_path_factory.mktemp("site-model")
-    modelweights.build(out)
+    modelweights.build_model(out)
     return out
 
 
