@@ -177,7 +177,8 @@ export function createComputer(compute, onProgress = () => {}) {
         throw err.name === "AbortError" ? new ComputeError("cancelled", "Cancelled.") : err;
       }
       onStage("running");
-      const res = await run(`${compute.call}(${JSON.stringify(b64(text))}, ${compute.max_tokens}, `
+      const t0 = performance.now();
+      const res = await run(`_sa_answer = ${compute.call}(${JSON.stringify(b64(text))}, ${compute.max_tokens}, `
         + `${JSON.stringify(compute.dir)}, ${JSON.stringify(OUT)})`, OUT);
       if (!res.ok) {
         const lines = res.err.trim().split("\n");
@@ -185,7 +186,7 @@ export function createComputer(compute, onProgress = () => {}) {
       }
       const answer = JSON.parse(res.out.trim().split("\n").pop());
       if (answer.error) throw new ComputeError("input", answer.error);
-      return { ...answer, weights: new Float32Array(res.data) };
+      return { ...answer, weights: new Float32Array(res.data), pythonMs: performance.now() - t0 };
     },
 
     // Abort the downloads and end Python; a later Compute starts again (from the cache).

@@ -82,8 +82,14 @@ export function mount(root, config) {
   const caption = h("p", { class: "sa-ex-grid-title", id: `${id}-grid-title` });
   const table = h("table", { class: "sa-ex-grid", "aria-labelledby": caption.id });
   // Focusable, so that keyboard users can scroll it on a narrow screen.
+  // A sentence longer than config.table_tokens is drawn on a canvas instead: a table of
+  // thousands of cells takes the browser seconds to lay out, and the row of tokens above
+  // (the strip) gives every number of the shown row anyway.
+  const tableMax = config.table_tokens || 40;
+  const canvas = h("canvas", { class: "sa-ex-canvas", role: "img", hidden: "" });
   const wrap = h("div", { class: "sa-ex-grid-wrap", tabindex: "0", role: "region",
-    "aria-labelledby": caption.id }, table);
+    "aria-labelledby": caption.id }, table, canvas);
+  const bigNote = h("p", { class: "sa-panel-hint sa-ex-big-note", hidden: "" });
 
   const unkNote = h("p", { class: "sa-ex-unk-note", hidden: "" },
     h("span", { class: "sa-ex-unk-mark" }, "[UNK]"),
@@ -98,7 +104,7 @@ export function mount(root, config) {
   const status = h("p", { class: "sa-panel-status sa-ex-status", role: "status", "aria-live": "polite" });
   removeFallback(root);
   root.append(h("div", { class: "sa-panel sa-ex" }, controls, hint, stripTitle, strip, lockBar, unkNote, scale,
-    caption, wrap, saveBar, status));
+    caption, bigNote, wrap, saveBar, status));
 
   const say = (text) => { status.textContent = text; };
 
@@ -119,6 +125,8 @@ export function mount(root, config) {
   let rowButtons = [];
   let cells = [];
 
+  const big = () => lab.tokens().length > tableMax;
+
   function buildSentence() {
     const toks = lab.tokens();
     const unknown = new Set(lab.sentence().unknown || []);
@@ -131,6 +139,19 @@ export function mount(root, config) {
       return btn;
     });
     strip.replaceChildren(...stripButtons);
+    table.hidden = big();
+    canvas.hidden = !big();
+    bigNote.hidden = !big();
+    if (big()) {
+      bigNote.textContent = `With ${toks.length} tokens the table is drawn as a picture, without its numbers: `
+        + "the row of tokens above gives every number of the row you point at, and Save as SVG writes them all. "
+        + "Point at a row of the picture to show it; click to lock it.";
+      canvas.setAttribute("aria-label", `Heatmap of ${toks.length} by ${toks.length} attention weights`);
+      rowButtons = [];
+      cells = [];
+      table.replaceChildren();
+      return;
+    }
     const head = h("tr", {}, h("th", { scope: "col", class: "sa-ex-corner" },
       h("span", {}, "looks ↓"), h("span", {}, "at →")),
     ...toks.map((t, j) => h("th", { scope: "col", "data-c": j, class: unk(j).trim() },
@@ -152,6 +173,85 @@ export function mount(root, config) {
     el.style.backgroundColor = `rgb(${rgb.join(", ")})`;
     el.style.color = inkOn(rgb);
   }
+
+  // The heatmap as a picture (long sentences): cells, token labels and the shown row framed.
+  function drawCanvas() {
+    const toks = lab.tokens();
+    const L = toks.length;
+    const cell = 12;
+    const ink = getComputedStyle(wrap).color;
+    const ctx0 = canvas.getContext("2d");
+    ctx0.font = "10px sans-serif";
+    const label = Math.ceil(Math.max(...toks.map((t) => ctx0.measureText(t).width))) + 8;
+    const width = label + L * cell + 4;
+    const ratio = window.devicePixelRatio || 1;
+    if (canvas.dataset.size !== `${L}:${label}:${ratio}`) {
+      canvas.width = Math.round(width * ratio);
+      canvas.height = Math.round(width * ratio);
+      canvas.style.width = `${width}px`;
+      canvas.style.height = `${width}px`;
+      canvas.dataset.size = `${L}:${label}:${ratio}`;
+    }
+    Object.assign(canvas.dataset, { label: String(label), cell: String(cell) });
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, width, width);
+    ctx.font = "10px sans-serif";
+    ctx.fillStyle = ink;
+    ctx.textAlign = "end";
+    toks.forEach((t, i) => ctx.fillText(t, label - 4, label + i * cell + cell - 2));
+    toks.forEach((t, j) => {
+      ctx.save();
+      ctx.translate(label + j * cell + cell - 3, label - 4);
+      ctx.rotate(-Math.PI / 2);
+      ctx.textAlign = "start";
+      ctx.fillText(t, 0, 0);
+      ctx.restore();
+    });
+    for (let i = 0; i < L; i++) {
+      for (let j = 0; j < L; j++) {
+        const rgb = colourOf(stops, state.w[i][j]);
+        ctx.fillStyle = `rgb(${rgb[0]},${rgb[1]},${rgb[2]})`;
+        ctx.fillRect(label + j * cell, label + i * cell, cell - 1, cell - 1);
+      }
+    }
+    const r = lab.shownRow();
+    ctx.lineWidth = 2;
+    ctx.strokeStyle = "#000";
+    ctx.strokeRect(label - 1, label + r * cell - 1, L * cell + 1, cell + 1);
+    ctx.strokeStyle = "#fff";
+    ctx.lineWidth = 1;
+    ctx.strokeRect(label + 1, label + r * cell + 1, L * cell - 3, cell - 3);
+  }
+
+  function canvasRow(ev) {
+    const label = Number(canvas.dataset.label);
+    const cell = Number(canvas.dataset.cell);
+    const y = ev.offsetY - label;
+    const i = Math.floor(y / cell);
+    return y >= 0 && i < lab.tokens().length ? i : null;
+  }
+  let pointed = null;
+  canvas.addEventListener("pointermove", (ev) => {
+    const i = canvasRow(ev);
+    if (i === pointed) return;
+    if (pointed !== null) lab.unpoint(pointed);
+    pointed = i;
+    if (i !== null) lab.point(i);
+    showRow();
+  });
+  canvas.addEventListener("pointerleave", () => {
+    if (pointed !== null) lab.unpoint(pointed);
+    pointed = null;
+    showRow();
+  });
+  canvas.addEventListener("click", (ev) => {
+    const i = canvasRow(ev);
+    if (i === null) return;
+    const locked = lab.toggleLock(i);
+    showRow();
+    say(locked ? `Locked the row of ${quote(lab.tokens()[i])}. ${rowSentence()}` : `Unlocked. ${rowSentence()}`);
+  });
 
   function render() {
     const toks = lab.tokens();
@@ -184,6 +284,7 @@ export function mount(root, config) {
     rowButtons.forEach((btn, i) => btn.setAttribute("aria-pressed", String(state.locked === i)));
     table.querySelectorAll("tbody tr").forEach((tr, i) => tr.classList.toggle("is-shown", i === r));
     table.querySelectorAll("thead th[data-c]").forEach((th, j) => th.classList.toggle("is-source", j === r));
+    if (big()) drawCanvas();
     stripTitle.textContent = `Row of ${quote(toks[r])}: the weight it gives to each token `
       + `(layer ${state.layer}, ${headName()}, T = ${fmt(state.T, 2)})`;
     const locked = state.locked !== null;
@@ -341,14 +442,19 @@ export function mount(root, config) {
           }
         });
         if (mine !== job) return;
+        const t1 = performance.now();
         const index = lab.addSentence(computedSentence(text, answer));
         sentenceSel.append(h("option", { value: index }, `Yours: ${text}`));
         sentenceSel.value = String(index);
         buildSentence();
         render();
+        const t2 = performance.now();
+        await new Promise((resolve) => { requestAnimationFrame(() => setTimeout(resolve, 0)); }); // drawn
         const ms = performance.now() - t0;
         computed += 1;
-        Object.assign(root.dataset, { computed: String(computed), computeMs: ms.toFixed(1) });
+        // How long it took, from the press to the heatmap on screen (tools/measure_explorer.py reads these).
+        Object.assign(root.dataset, { computed: String(computed), computeMs: ms.toFixed(1),
+          pythonMs: answer.pythonMs.toFixed(1), viewMs: (t2 - t1).toFixed(1) });
         const unk = answer.unknown.length;
         tell(`Computed in ${ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`}: `
           + `${answer.tokens.length} tokens${unk ? `, ${unk} of them [UNK]` : ""}. It is now in the list of sentences.`,
