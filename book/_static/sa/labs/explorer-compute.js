@@ -15,6 +15,11 @@ const SITE = new URL("../../../", import.meta.url); // the site's root
 const RUNTIME_DIR = "_static/sa/run/runtime/"; // booksite.runcells.SITE_DIR
 const MODEL_CACHE = "sa-model";
 const OUT = "/tmp/sa-explorer-attentions.f32";
+const ROLES = ["weights", "config", "tokenizer"]; // of model.json's files, those Python reads
+
+// The files of model.json that Python needs (all of them, if the manifest names no roles).
+const needed = (manifest) => (Array.isArray(manifest.files) ? manifest.files
+  : ROLES.filter((r) => r in manifest.files).map((r) => manifest.files[r]));
 
 // WebAssembly with exception references (exnref), which the runtime needs (as in run.js).
 const EXNREF_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 105, 3, 2, 1, 0,
@@ -79,7 +84,7 @@ export function createComputer(compute, onProgress = () => {}) {
 
   // Model files, fetched in the page (and counted), checked, then handed to the Worker.
   async function loadModel(manifest, signal, onBytes) {
-    const files = Array.isArray(manifest.files) ? manifest.files : Object.values(manifest.files);
+    const files = needed(manifest);
     const urls = files.map((f) => new URL(`${compute.model}${f.name}?v=${f.sha256.slice(0, 16)}`, SITE).href);
     const stored = [];
     await Promise.all(files.map(async (f, i) => {
@@ -104,7 +109,7 @@ export function createComputer(compute, onProgress = () => {}) {
     const [runtime, manifestBytes] = await Promise.all([json(`${RUNTIME_DIR}runtime.json`),
       bytesOf(`${compute.model}model.json`)]);
     const model = JSON.parse(new TextDecoder().decode(manifestBytes));
-    const files = Array.isArray(model.files) ? model.files : Object.values(model.files);
+    const files = needed(model);
     const total = runtime.files.wasm.size + runtime.files.stdlib.size + files.reduce((t, f) => t + f.size, 0);
     let runtimeBytes = kept ? runtime.files.wasm.size + runtime.files.stdlib.size : 0;
     let modelBytes = 0;
