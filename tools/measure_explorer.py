@@ -127,7 +127,7 @@ def measure(browser, base, rate):
         rows.append({"tokens": n, "state": "cold", **cold})
         warm = [compute(page, sentence(n, k), browser_cdp, rate, 1 + k) for k in range(1, 1 + WARM_REPEATS)]
         rows.append({"tokens": n, "state": "warm", "repeats": WARM_REPEATS,
-                     **{key: statistics.median(w[key]) for key in ("seconds", "python_s", "view_s", "wall_s")},
+                     **{key: statistics.median(w[key] for w in warm) for key in ("seconds", "python_s", "view_s", "wall_s")},
                      "bytes": sum(w["bytes"] for w in warm), "files": {}})
         page.close()
         again = open_page(context, base, rate)   # a second visit: the Cache API's copies

@@ -106,9 +106,10 @@ export function createComputer(compute, onProgress = () => {}) {
   async function start() {
     controller = new AbortController();
     const { signal } = controller;
-    const [runtime, manifestBytes] = await Promise.all([json(`${RUNTIME_DIR}runtime.json`),
-      bytesOf(`${compute.model}model.json`)]);
-    const model = JSON.parse(new TextDecoder().decode(manifestBytes));
+    // model.json stays in the page: each file's SHA-256 is checked here, with the browser's own
+    // SHA-256, before Python gets it (the package checks it again only if model.json is beside it).
+    const [runtime, model] = await Promise.all([json(`${RUNTIME_DIR}runtime.json`),
+      json(`${compute.model}model.json`)]);
     const files = needed(model);
     const total = runtime.files.wasm.size + runtime.files.stdlib.size + files.reduce((t, f) => t + f.size, 0);
     let runtimeBytes = kept ? runtime.files.wasm.size + runtime.files.stdlib.size : 0;
@@ -155,8 +156,6 @@ export function createComputer(compute, onProgress = () => {}) {
     });
     worker.postMessage({ type: "start", base: new URL(RUNTIME_DIR, SITE).href, manifest: runtime,
       module: kept && kept.module, zip: kept && kept.zip });
-    // The manifest goes beside the files: the package checks the weights' SHA-256 against it too.
-    worker.postMessage({ type: "put", path: `${compute.dir}/model.json`, data: manifestBytes }, [manifestBytes]);
     await Promise.all([up, loadModel(model, signal, (n) => { modelBytes += n; report(false); })]);
     report(true);
     if (signal.aborted) throw new ComputeError("cancelled", "Cancelled.");

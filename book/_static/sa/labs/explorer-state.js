@@ -10,12 +10,18 @@ const TINY = 1.1754943508222875e-38; // the smallest normal float32
 // one: its weights' logarithms stand for its scores, since softmax(log w) = w
 // for a row w that adds up to 1, and softmax(log w / T) is then the weights at
 // temperature T. `answer`: {tokens, unknown, shape, weights: Float32Array}.
+// The logarithms are taken one (L, L) block at a time, when a layer and head are first shown.
 export function computedSentence(text, answer) {
   const { weights } = answer;
-  const values = new Float64Array(weights.length);
-  for (let i = 0; i < weights.length; i++) values[i] = Math.log(Math.max(weights[i], TINY));
   const L = answer.tokens.length;
-  return { text, tokens: answer.tokens, unknown: answer.unknown || [], shape: answer.shape, values,
+  const values = new Float64Array(weights.length);
+  const done = new Set();
+  const block = (offset) => {
+    if (done.has(offset)) return;
+    for (let i = offset; i < offset + L * L; i++) values[i] = Math.log(Math.max(weights[i], TINY));
+    done.add(offset);
+  };
+  return { text, tokens: answer.tokens, unknown: answer.unknown || [], shape: answer.shape, values, block,
     focus: L > 2 ? 1 : 0, computed: true };
 }
 
@@ -39,7 +45,12 @@ export function createState(config) {
   function update() {
     const L = sentences[state.sentence].tokens.length;
     const flat = scoresOf(state.sentence);
-    const block = (hd) => softmaxBlock(flat, (state.layer * heads + hd) * L * L, L, state.T);
+    const entry = sentences[state.sentence];
+    const block = (hd) => {
+      const offset = (state.layer * heads + hd) * L * L;
+      if (entry.block) entry.block(offset); // a computed sentence: this block's logarithms, once
+      return softmaxBlock(flat, offset, L, state.T);
+    };
     state.w = state.head === mean
       ? meanOf(Array.from({ length: heads }, (_, hd) => block(hd)))
       : block(Number(state.head));
