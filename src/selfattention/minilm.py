@@ -580,10 +580,10 @@ class SentenceAttentions(NamedTuple):
     Attributes
     ----------
     tokens : tuple of str
-        The ``n`` tokens, ``("[CLS]", ..., "[SEP]")``.
+        The ``L`` tokens, ``("[CLS]", ..., "[SEP]")``.
     ids : tuple of int
         Their ids in the vocabulary.
-    attentions : numpy.ndarray of float32, shape (layers, heads, n, n)
+    attentions : numpy.ndarray of float32, shape (6, 12, L, L)
         ``attentions[layer, head, i, j]``: how much token ``i`` attends to
         token ``j``; each row sums to 1.
     unknown : tuple of int
@@ -617,7 +617,7 @@ def sentence_attentions(sentence: str, *, model_dir=None, max_tokens: int = 128)
     Returns
     -------
     SentenceAttentions
-        ``tokens``, ``ids``, ``attentions`` ``(6, 12, n, n)`` float32 and
+        ``tokens``, ``ids``, ``attentions`` ``(6, 12, L, L)`` float32 and
         ``unknown``.
 
     Raises
@@ -658,7 +658,7 @@ def sentence_attentions(sentence: str, *, model_dir=None, max_tokens: int = 128)
     if not 3 <= max_tokens <= limit:
         raise ValueError(f"max_tokens must be between 3 and the model's {limit} positions, got {max_tokens}")
     tokenizer = load_tokenizer(folder)
-    ids, tokens = tokenizer.encode(sentence)                                  # (n,)
+    ids, tokens = tokenizer.encode(sentence)                                  # (L,)
     if len(ids) <= 2:
         raise ValueError(f"sentence is empty once cleaned: {sentence!r} has no tokens, only [CLS] and [SEP]")
     if len(ids) > max_tokens:
@@ -667,7 +667,7 @@ def sentence_attentions(sentence: str, *, model_dir=None, max_tokens: int = 128)
             f"max_tokens={max_tokens}; shorten it (nothing is cut off)"
         )
     out = bert_forward(np.array(ids, dtype=np.int64), load_weights(folder), config)
-    attentions = np.asarray(out.attentions, dtype=np.float32)                # (layers, heads, n, n)
+    attentions = np.asarray(out.attentions, dtype=np.float32)                # (6, 12, L, L)
     unk = tokenizer.vocab[tokenizer.unk_token]
     unknown = tuple(i for i, token_id in enumerate(ids) if token_id == unk)
     return SentenceAttentions(tokens, ids, attentions, unknown)

@@ -17,7 +17,7 @@ function below, as Hugging Face ``tokenizers`` defines them:
 
 :class:`WordPieceTokenizer` holds the vocabulary and the settings, and
 :meth:`WordPieceTokenizer.encode` runs the five steps. Only the standard
-library's :mod:`unicodedata` is used, so the same code runs in the book's
+library's ``unicodedata`` is used, so the same code runs in the book's
 in-browser Python. The tests check it equal to ``tokenizers`` on arbitrary
 Unicode text.
 
@@ -101,7 +101,7 @@ def is_control(c: str) -> bool:
     """Whether ``clean_text`` drops a character: a control, format or private-use one.
 
     Tab, newline and carriage return are white space, not control. The set
-    is the one ``tokenizers`` uses (see :mod:`~selfattention.bert._unicode_tables`),
+    is the one ``tokenizers`` uses (see ``selfattention/bert/_unicode_tables.py``),
     so a character that was unassigned in its Unicode version is kept.
 
     Examples
@@ -185,7 +185,7 @@ def strip_accents(text: str) -> str:
 def nfd(text: str) -> str:
     """Unicode's canonical decomposition (NFD), as ``tokenizers`` does it.
 
-    :func:`unicodedata.normalize`, except for the few characters that this
+    ``unicodedata.normalize``, except for the few characters that this
     Python's Unicode decomposes and the reference's does not.
 
     Examples
@@ -424,7 +424,7 @@ class WordPieceTokenizer:
         Parameters
         ----------
         source : str, bytes or Mapping
-            The file's JSON text, or the mapping :func:`json.loads` makes of it.
+            The file's JSON text, or the mapping ``json.loads`` makes of it.
 
         Returns
         -------
