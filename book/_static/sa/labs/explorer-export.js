@@ -1,7 +1,8 @@
 // The explorer's heatmap as a file: SVG or PNG, drawn from the weights on
 // screen (not a screenshot), on white, with the sentence, layer, head and
 // temperature in its title and in its file name. Also the colour helpers that
-// the screen and the files share. No DOM of the page is read here.
+// the screen and the files share. Nothing of the page is read here: the view
+// (explorer.js) passes what it shows.
 
 // Interpolated colour of a weight in [0, 1] along the colour stops ([r, g, b] each).
 export function colourOf(stops, w) {
