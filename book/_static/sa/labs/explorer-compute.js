@@ -62,6 +62,7 @@ export function createComputer(compute, onProgress = () => {}) {
   let controller = null; // aborts the model's downloads
   let kept = null; // {module, zip} of a first start, reused after a cancel
   let seq = 0;
+  let startup = {}; // how long the last start took, in ms: Python up, model files in, explore() defined
 
   function stop(reason) {
     if (controller) controller.abort();
@@ -104,6 +105,7 @@ export function createComputer(compute, onProgress = () => {}) {
   }
 
   async function start() {
+    startup = {};
     controller = new AbortController();
     const { signal } = controller;
     // model.json stays in the page: each file's SHA-256 is checked here, with the browser's own
@@ -156,11 +158,20 @@ export function createComputer(compute, onProgress = () => {}) {
     });
     worker.postMessage({ type: "start", base: new URL(RUNTIME_DIR, SITE).href, manifest: runtime,
       module: kept && kept.module, zip: kept && kept.zip });
-    await Promise.all([up, loadModel(model, signal, (n) => { modelBytes += n; report(false); })]);
+    // Python imports NumPy and the package (seconds: the package's sources are compiled) while
+    // the model's files are still arriving; they are only read at the first Compute.
+    const t0 = performance.now();
+    const defined = up.then(() => {
+      startup.python = performance.now() - t0;
+      return run(compute.code);
+    }).then((res) => {
+      startup.define = performance.now() - t0 - startup.python;
+      if (!res.ok) throw new ComputeError("failed", `the explorer's Python did not start: ${res.err.trim()}`);
+    });
+    await Promise.all([defined, loadModel(model, signal, (n) => { modelBytes += n; report(false); })
+      .then(() => { startup.model = performance.now() - t0; })]);
     report(true);
     if (signal.aborted) throw new ComputeError("cancelled", "Cancelled.");
-    const defined = await run(compute.code);
-    if (!defined.ok) throw new ComputeError("failed", `the explorer's Python did not start: ${defined.err.trim()}`);
     controller = null;
   }
 
@@ -170,7 +181,8 @@ export function createComputer(compute, onProgress = () => {}) {
 
     // The weights of `text`: {tokens, ids, unknown, shape, weights: Float32Array (layers, heads, L, L)}.
     async compute(text, onStage = () => {}) {
-      if (!ready) {
+      const starting = !ready;
+      if (starting) {
         ready = start();
         ready.catch(() => {});
       }
@@ -190,7 +202,8 @@ export function createComputer(compute, onProgress = () => {}) {
       }
       const answer = JSON.parse(res.out.trim().split("\n").pop());
       if (answer.error) throw new ComputeError("input", answer.error);
-      return { ...answer, weights: new Float32Array(res.data), pythonMs: performance.now() - t0 };
+      return { ...answer, weights: new Float32Array(res.data), pythonMs: performance.now() - t0,
+        startup: starting ? startup : {} };
     },
 
     // Abort the downloads and end Python; a later Compute starts again (from the cache).

@@ -454,7 +454,8 @@ export function mount(root, config) {
         computed += 1;
         // How long it took, from the press to the heatmap on screen (tools/measure_explorer.py reads these).
         Object.assign(root.dataset, { computed: String(computed), computeMs: ms.toFixed(1),
-          pythonMs: answer.pythonMs.toFixed(1), viewMs: (t2 - t1).toFixed(1) });
+          pythonMs: answer.pythonMs.toFixed(1), viewMs: (t2 - t1).toFixed(1),
+          startMs: JSON.stringify(Object.fromEntries(Object.entries(answer.startup).map(([k, v]) => [k, Math.round(v)]))) });
         const unk = answer.unknown.length;
         tell(`Computed in ${ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`}: `
           + `${answer.tokens.length} tokens${unk ? `, ${unk} of them [UNK]` : ""}. It is now in the list of sentences.`,
