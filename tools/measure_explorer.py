@@ -114,6 +114,7 @@ def compute(page, text, browser_cdp, rate, count):
     return {"seconds": float(lab.get_attribute("data-compute-ms")) / 1000,
             "python_s": float(lab.get_attribute("data-python-ms")) / 1000,
             "view_s": float(lab.get_attribute("data-view-ms")) / 1000,
+            "start_ms": json.loads(lab.get_attribute("data-start-ms") or "{}"),
             "wall_s": wall, "bytes": sum(SENT.values()) - before, "files": files}
 
 
@@ -127,8 +128,9 @@ def measure(browser, base, rate):
         rows.append({"tokens": n, "state": "cold", **cold})
         warm = [compute(page, sentence(n, k), browser_cdp, rate, 1 + k) for k in range(1, 1 + WARM_REPEATS)]
         rows.append({"tokens": n, "state": "warm", "repeats": WARM_REPEATS,
-                     **{key: statistics.median(w[key] for w in warm) for key in ("seconds", "python_s", "view_s", "wall_s")},
-                     "bytes": sum(w["bytes"] for w in warm), "files": {}})
+                     **{key: statistics.median(w[key] for w in warm)
+                        for key in ("seconds", "python_s", "view_s", "wall_s")},
+                     "bytes": sum(w["bytes"] for w in warm), "files": {}, "start_ms": {}})
         page.close()
         again = open_page(context, base, rate)   # a second visit: the Cache API's copies
         cached = compute(again, sentence(n, 9), browser_cdp, rate, 1)
@@ -150,10 +152,16 @@ def main() -> int:
                 results["runs"].append({"cpu": label, "rate": rate, **row})
         browser.close()
     OUT.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-    print(f"{'CPU':<14} {'tokens':>6} {'state':<7} {'to heatmap':>11} {'Python':>8} {'view':>7} {'MB sent':>8}")
+    print("to heatmap: from the press to the first frame after it; Python: the call of explore() "
+          "(with the weights' first read when cold or cached); start: Python up / model files in / "
+          "NumPy and the package imported (s, overlapping)")
+    print(f"{'CPU':<14} {'tokens':>6} {'state':<7} {'to heatmap':>11} {'Python':>8} {'view':>7} {'MB sent':>8}  start")
     for r in results["runs"]:
+        st = r["start_ms"]
+        start = (f"{st['python'] / 1e3:.1f} / {st['model'] / 1e3:.1f} / {st['define'] / 1e3:.1f}"
+                 if st else "-")
         print(f"{r['cpu']:<14} {r['tokens']:>6} {r['state']:<7} {r['seconds']:>10.3f}s {r['python_s']:>7.3f}s "
-              f"{r['view_s']:>6.3f}s {r['bytes'] / 1e6:>8.2f}")
+              f"{r['view_s']:>6.3f}s {r['bytes'] / 1e6:>8.2f}  {start}")
     cold = next(r for r in results["runs"] if r["state"] == "cold")
     print("bytes of a cold Compute, per file:")
     for name, size in sorted(cold["files"].items(), key=lambda kv: -kv[1]):
