@@ -134,6 +134,16 @@ def test_the_sentence_is_nowhere_in_the_book(built_book):
     assert config["compute"]["max_tokens"] == MAX_TOKENS
 
 
+def test_chapter_one_sends_the_reader_of_the_referent_game_to_the_explorer(built_book):
+    html = (built_book / "words-are-islands.html").read_text(encoding="utf-8")
+    game = html.index('id="referent-game"')
+    link = re.search(r'<p>Try your own sentence: the <a class="reference internal" '
+                     r'href="attention-in-a-real-model\.html#sec-explorer">', html[game:])
+    assert link, "no 'Try your own sentence' link after the referent game"
+    target = (built_book / PAGE).read_text(encoding="utf-8")
+    assert re.search(r'<section id="sec-explorer">|id="sec-explorer"', target)
+
+
 def test_nothing_is_fetched_before_compute_and_bad_input_gets_a_message(shared, lab):
     assert later(shared) == []
     go = lab.locator("button[data-action=compute]")
