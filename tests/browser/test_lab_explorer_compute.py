@@ -6,7 +6,8 @@ from 127.0.0.1; every other host is blocked), and the weights on screen are
 compared with the package's float32 forward pass computed here,
 :func:`selfattention.minilm.sentence_attentions`, within the float16
 storage tolerance that the model's own tests measure. Also: nothing is
-fetched before Compute; an empty, a too long and an unknown-character
+fetched before Compute; a model file whose SHA-256 is wrong is refused;
+an empty, a too long and an unknown-character
 sentence get their messages or marks; Cancel aborts the downloads; the
 heatmap is saved as PNG and SVG under the name
 :func:`booktools.labs.explorer.export_stem` gives; the keyboard reaches the
@@ -362,5 +363,21 @@ def test_a_browser_without_the_webassembly_it_needs_gets_the_command(browser, si
         assert lab.locator(".sa-ex-command").text_content() == f'{COMMAND} "{SENTENCE}"'
         assert [u for u in pg.requests if re.search(r"/_static/(sa/run/runtime/|model/)", u)] == []
         assert lab.locator("button[data-action=compute]").get_attribute("aria-disabled") == "false"
+    finally:
+        context.close()
+
+
+def test_a_model_file_with_the_wrong_sha256_is_refused_and_not_kept(browser, site_url):
+    context, pg = new_page(browser, site_url, viewport={"width": 1366, "height": 900})
+    try:
+        pg.route("**/_static/model/tokenizer.json*", lambda route: route.fulfill(status=200, body="{}"))
+        lab = pg.locator(LAB)
+        press_compute(pg, lab, SENTENCE)
+        wait_message(pg, "failed")
+        assert "tokenizer.json arrived damaged" in message(lab) and "SHA-256" in message(lab)
+        assert lab.locator("button[data-action=compute]").get_attribute("aria-disabled") == "false"
+        kept = pg.evaluate("""async () => (await (await caches.open("sa-model")).keys()).map(r => r.url)""")
+        assert not any("tokenizer.json" in url for url in kept)
+        assert pg.watch.foreign == []
     finally:
         context.close()
