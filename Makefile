@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 SPHINXOPTS ?= -n -W --keep-going -j 2
 PORT   ?= 8000
 
-.PHONY: venv runtime model-f16 html pdf pdf-tools serve lint test test-fast bench lighthouse repro-check clean reset
+.PHONY: venv runtime model-f16 html pdf pdf-tools serve lint test test-fast bench bench-explorer lighthouse repro-check clean reset
 
 # Create the virtual environment and install the pinned requirements, the library and the
 # book's tooling once; reinstall when a requirements or project file changes.
@@ -92,6 +92,12 @@ $(VENV)/.bench-installed: $(STAMP)
 
 bench: $(VENV)/.bench-installed
 	$(BIN)/python bench/attention_bench.py
+
+# Benchmark (not a test): the explorer's Compute in Chromium, from the press to the heatmap,
+# 16 and 128 tokens, cold, cached and warm, desktop and 4x slower CPU, with the bytes sent;
+# writes _build/explorer-bench.json and prints a table (tools/measure_explorer.py).
+bench-explorer: html
+	$(BIN)/python tools/measure_explorer.py
 
 # Benchmark (not a test): Lighthouse's mobile preset on every chapter page,
 # served with gzip on 127.0.0.1; writes _build/lighthouse.json and prints a

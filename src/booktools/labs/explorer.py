@@ -17,13 +17,24 @@ To keep the page light the scores are stored compactly:
 The lab's test states (:func:`explorer_fixture`, which its browser tests
 compute from the page's own configuration) hold the package's softmax of
 exactly these stored scores.
+
+The lab also takes the reader's own sentence: its "Compute" button runs
+:func:`booktools.labs.explorer_browser.explore` in the book's in-browser
+Python, on the model's float16 files that the site ships
+(:func:`compute_config` says where). Nothing is downloaded before the
+reader presses it. The lab shows those weights as it shows the gallery's,
+and saves the heatmap on screen as PNG or SVG, named by
+:func:`export_stem`.
 """
 
 from __future__ import annotations
 
 import base64
 import numbers
+import re
+import unicodedata
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -57,7 +68,25 @@ VIRIDIS = (
     "#22a884", "#44bf70", "#7ad151", "#bddf26", "#fde725",
 )
 
+#: The longest sentence that "Compute" takes, in tokens with [CLS] and [SEP] (the model takes 512).
+MAX_TOKENS = 128
+
+#: Where the site keeps the model's files (``model.json`` lists them), from the site's root.
+MODEL_SITE_DIR = "_static/model/"
+
+#: Where the in-browser Python finds them.
+MODEL_BROWSER_DIR = "/home/reader/model"
+
+#: The command-line explorer, for a browser that cannot run the book's Python.
+COMMAND = "python -m booktools.show_attention"
+
+#: Longest sentence part of an export's file name, in characters.
+STEM_WORDS = 40
+
 _DTYPE = np.dtype("<f2")  # little-endian float16, as the lab reads it
+
+# Read as text, never imported here: the browser's Python runs it.
+_BROWSER_CODE = Path(__file__).with_name("explorer_browser.py")
 
 
 def compact_scores(scores) -> np.ndarray:
@@ -222,8 +251,95 @@ def gallery_entry(sentence: str, tokens: Sequence[str], scores, *, focus) -> dic
     }
 
 
+def compute_config(max_tokens: int = MAX_TOKENS) -> dict:
+    """What the lab's "Compute" button needs: the code it runs and where the model is.
+
+    Parameters
+    ----------
+    max_tokens : int, default ``MAX_TOKENS``
+        The longest sentence accepted, in tokens (at most the model's 512).
+
+    Returns
+    -------
+    dict
+        ``max_tokens``; ``model`` (the site's folder of the model files,
+        :data:`MODEL_SITE_DIR`); ``dir`` (the same files in the browser's
+        Python, :data:`MODEL_BROWSER_DIR`); ``code`` (the source of
+        :mod:`booktools.labs.explorer_browser`) and ``call`` (the function
+        to call, :func:`~booktools.labs.explorer_browser.explore`);
+        ``command`` (:data:`COMMAND`).
+
+    Raises
+    ------
+    ValueError
+        If ``max_tokens`` is not a whole number from 3 to 512.
+
+    Examples
+    --------
+    >>> c = compute_config()
+    >>> c["max_tokens"], c["model"], c["call"], "def explore(" in c["code"]
+    (128, '_static/model/', 'explore', True)
+    >>> compute_config(600)
+    Traceback (most recent call last):
+    ...
+    ValueError: max_tokens must be a whole number from 3 to 512, got 600
+    """
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, numbers.Integral) or not 3 <= max_tokens <= 512:
+        raise ValueError(f"max_tokens must be a whole number from 3 to 512, got {max_tokens!r}")
+    return {
+        "max_tokens": int(max_tokens),
+        "model": MODEL_SITE_DIR,
+        "dir": MODEL_BROWSER_DIR,
+        "code": _BROWSER_CODE.read_text(encoding="utf-8"),
+        "call": "explore",
+        "command": COMMAND,
+    }
+
+
+def export_stem(sentence: str, layer: int, head, temperature: float) -> str:
+    """The name, without extension, of the lab's exported heatmap.
+
+    The sentence is slugged (accents dropped, lower case, every run of other
+    characters one ``-``) and cut at a word to :data:`STEM_WORDS`
+    characters; the lab's JavaScript names its files the same way.
+
+    Parameters
+    ----------
+    sentence : str
+        The sentence shown.
+    layer : int
+        The layer shown.
+    head : int or "mean"
+        The head shown, or the average of the layer's heads.
+    temperature : float
+        The temperature ``T`` shown.
+
+    Returns
+    -------
+    str
+        ``attention-<sentence>-layer<l>-head<h>-t<T>`` (``average`` for the
+        mean of the heads, ``T`` with two decimals).
+
+    Examples
+    --------
+    >>> export_stem("The animal didn't cross the street because it was too wide.", 4, 0, 1.0)
+    'attention-the-animal-didn-t-cross-the-street-layer4-head0-t1.00'
+    >>> export_stem("Café, déjà vu!", 0, "mean", 0.25)
+    'attention-cafe-deja-vu-layer0-headaverage-t0.25'
+    >>> export_stem("東京", 5, 11, 2)
+    'attention-sentence-layer5-head11-t2.00'
+    """
+    plain = "".join(c for c in unicodedata.normalize("NFKD", sentence) if not unicodedata.combining(c))
+    slug = re.sub(r"[^a-z0-9]+", "-", plain.lower()).strip("-")
+    if len(slug) > STEM_WORDS:
+        cut = slug[:STEM_WORDS + 1]
+        slug = cut[:cut.rfind("-")] if "-" in cut else slug[:STEM_WORDS]
+    head_name = "average" if head == MEAN else str(int(head))
+    return f"attention-{slug or 'sentence'}-layer{int(layer)}-head{head_name}-t{float(temperature):.2f}"
+
+
 def explorer_config(entries: Sequence[dict], *, sentence: int = DEFAULT["sentence"],
-                    layer: int = DEFAULT["layer"], head=DEFAULT["head"]) -> dict:
+                    layer: int = DEFAULT["layer"], head=DEFAULT["head"], compute: dict | None = None) -> dict:
     """The lab's JSON configuration.
 
     Parameters
@@ -235,6 +351,10 @@ def explorer_config(entries: Sequence[dict], *, sentence: int = DEFAULT["sentenc
         Where the lab starts (and where its reset button returns).
     head : int or "mean", keyword-only
         The head the lab starts on.
+    compute : dict, optional, keyword-only
+        From :func:`compute_config`: the lab gets a text box and a
+        "Compute" button for the reader's own sentence. Without it, the
+        lab shows the gallery only.
 
     Returns
     -------
@@ -242,8 +362,9 @@ def explorer_config(entries: Sequence[dict], *, sentence: int = DEFAULT["sentenc
         ``sentences``, ``layers``, ``heads``, ``start`` (sentence, layer,
         head), ``temperature`` (:data:`TEMPERATURE`), ``decimals``
         (:data:`~booktools.formatting.DECIMALS`), ``colours``
-        (:data:`VIRIDIS`, from weight 0 to weight 1) and ``mean`` (the
-        value of the "average of heads" choice).
+        (:data:`VIRIDIS`, from weight 0 to weight 1), ``mean`` (the
+        value of the "average of heads" choice), ``stem_words``
+        (:data:`STEM_WORDS`) and, if given, ``compute``.
 
     Raises
     ------
@@ -284,6 +405,8 @@ def explorer_config(entries: Sequence[dict], *, sentence: int = DEFAULT["sentenc
         "decimals": DECIMALS["weights"],
         "colours": list(VIRIDIS),
         "mean": MEAN,
+        "stem_words": STEM_WORDS,
+        **({"compute": dict(compute)} if compute is not None else {}),
     }
 
 
@@ -460,14 +583,21 @@ def _position(tokens: list[str], token) -> int:
 
 
 __all__ = [
+    "COMMAND",
     "DEFAULT",
     "GALLERY",
+    "MAX_TOKENS",
+    "MODEL_BROWSER_DIR",
+    "MODEL_SITE_DIR",
+    "STEM_WORDS",
     "TEMPERATURE",
     "VIRIDIS",
     "compact_scores",
+    "compute_config",
     "decode_scores",
     "encode_scores",
     "explorer_config",
+    "export_stem",
     "explorer_fixture",
     "explorer_lab",
     "explorer_states",

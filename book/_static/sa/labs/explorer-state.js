@@ -4,11 +4,33 @@
 // tests compare the result with booktools.labs.explorer, state by state.
 import { decodeFloat16, meanOf, softmaxBlock } from "../maths.js";
 
+const TINY = 1.1754943508222875e-38; // the smallest normal float32
+
+// A sentence computed in the browser (explorer-compute.js) as the lab holds
+// one: its weights' logarithms stand for its scores, since softmax(log w) = w
+// for a row w that adds up to 1, and softmax(log w / T) is then the weights at
+// temperature T. `answer`: {tokens, unknown, shape, weights: Float32Array}.
+// The logarithms are taken one (L, L) block at a time, when a layer and head are first shown.
+export function computedSentence(text, answer) {
+  const { weights } = answer;
+  const L = answer.tokens.length;
+  const values = new Float64Array(weights.length);
+  const done = new Set();
+  const block = (offset) => {
+    if (done.has(offset)) return;
+    for (let i = offset; i < offset + L * L; i++) values[i] = Math.log(Math.max(weights[i], TINY));
+    done.add(offset);
+  };
+  return { text, tokens: answer.tokens, unknown: answer.unknown || [], shape: answer.shape, values, block,
+    focus: L > 2 ? 1 : 0, computed: true };
+}
+
 export function createState(config) {
-  const { sentences, heads, mean } = config;
+  const { heads, mean } = config;
+  const sentences = [...config.sentences]; // the gallery, then the reader's own sentences
   const cache = new Map(); // sentence index -> Float64Array of its stored scores
   const scoresOf = (s) => {
-    if (!cache.has(s)) cache.set(s, decodeFloat16(sentences[s].scores));
+    if (!cache.has(s)) cache.set(s, sentences[s].values || decodeFloat16(sentences[s].scores));
     return cache.get(s);
   };
   const state = {
@@ -23,7 +45,12 @@ export function createState(config) {
   function update() {
     const L = sentences[state.sentence].tokens.length;
     const flat = scoresOf(state.sentence);
-    const block = (hd) => softmaxBlock(flat, (state.layer * heads + hd) * L * L, L, state.T);
+    const entry = sentences[state.sentence];
+    const block = (hd) => {
+      const offset = (state.layer * heads + hd) * L * L;
+      if (entry.block) entry.block(offset); // a computed sentence: this block's logarithms, once
+      return softmaxBlock(flat, offset, L, state.T);
+    };
     state.w = state.head === mean
       ? meanOf(Array.from({ length: heads }, (_, hd) => block(hd)))
       : block(Number(state.head));
@@ -31,6 +58,8 @@ export function createState(config) {
 
   const api = {
     state,
+    sentences,
+    sentence: () => sentences[state.sentence],
     tokens: () => sentences[state.sentence].tokens,
     isMean: () => state.head === mean,
     // The row shown: the locked token, else the pointed-at one, else the focused one, else the sentence's own.
@@ -57,6 +86,12 @@ export function createState(config) {
       return state.locked !== null;
     },
     unlock() { state.locked = null; },
+    // A sentence computed in the browser (computedSentence), shown at once; returns its index.
+    addSentence(entry) {
+      sentences.push(entry);
+      api.setSentence(sentences.length - 1);
+      return sentences.length - 1;
+    },
     reset() {
       state.layer = config.start.layer;
       state.head = String(config.start.head);

