@@ -3,7 +3,8 @@
 jupyter-cache keys a page on its own cells only. :func:`cache_path` keys the
 cache folder on the code that the pages' cells import as well, so no page
 can show the output of an older package: ``selfattention``, ``booktools``
-and :mod:`booksite.runtime` (the front page asks it for the runtime's size).
+and :mod:`booksite.runtime` (the front page asks it for the runtime's size),
+and :mod:`booksite.modelweights` (the real-model chapter asks it for the model files' sizes).
 The rest of ``booksite`` writes the site around the outputs and never
 changes them, so editing it re-executes nothing.
 """
@@ -15,7 +16,7 @@ import os
 from pathlib import Path
 
 #: What the pages' code cells run, relative to ``src/``: a change here re-executes every page.
-CELL_CODE = ("selfattention", "booktools", "booksite/runtime.py")
+CELL_CODE = ("selfattention", "booktools", "booksite/runtime.py", "booksite/modelweights.py")
 
 
 def source_digest(src: Path, parts: tuple[str, ...] = CELL_CODE) -> str:
