@@ -269,6 +269,25 @@ def _root_addresses_of_404(app, exception):
         page404.write_text(root_addresses(text, root.rstrip("/") + "/"), encoding="utf-8")
 
 
+def _pdf_only_pages_are_never_outdated(app):
+    """The HTML builder calls a page out of date when its file is missing, and ``_build_finished``
+    removes the PDF-only pages' files on purpose: without this, every build, even one with
+    nothing changed, would write them again. They are still written when their source changes.
+    """
+    builder = app.builder
+    if builder.format != "html":
+        return
+    original = builder.get_outdated_docs
+
+    def get_outdated_docs():
+        outdated = original()
+        if isinstance(outdated, str):  # "all source files", for a changed configuration
+            return outdated
+        return [d for d in outdated if d not in PDF_ONLY_PAGES]
+
+    builder.get_outdated_docs = get_outdated_docs
+
+
 def _index_titles_of_unsearched_pages(app):
     """A page with ``nosearch`` keeps its title in the search index, though not its text.
 
@@ -340,7 +359,7 @@ def setup_publish(app, *, page_context: int, build_finished: int, root_addresses
     >>> app.values, app.events, app.role  # doctest: +NORMALIZE_WHITESPACE
     (['sa_citation', 'sa_build_date'],
      [('html-page-context', 600), ('build-finished', 400), ('build-finished', 950), ('builder-inited', 500),
-      ('doctree-resolved', 500)], 'notebook')
+      ('builder-inited', 500), ('doctree-resolved', 500)], 'notebook')
     """
     app.add_config_value("sa_citation", None, "html")
     app.add_config_value("sa_build_date", "", "html")
@@ -348,6 +367,7 @@ def setup_publish(app, *, page_context: int, build_finished: int, root_addresses
     app.connect("build-finished", _build_finished, priority=build_finished)
     app.connect("build-finished", _root_addresses_of_404, priority=root_addresses)
     app.connect("builder-inited", _index_titles_of_unsearched_pages)
+    app.connect("builder-inited", _pdf_only_pages_are_never_outdated)
     app.connect("doctree-resolved", _absolute_notebook_links)
     app.add_role("notebook", notebook_role)
 

@@ -326,7 +326,7 @@ def export_stem(sentence: str, layer: int, head, temperature: float) -> str:
     'attention-the-animal-didn-t-cross-the-street-layer4-head0-t1.00'
     >>> export_stem("Café, déjà vu!", 0, "mean", 0.25)
     'attention-cafe-deja-vu-layer0-headaverage-t0.25'
-    >>> export_stem("東京", 5, 11, 2)
+    >>> export_stem("\\u6771\\u4eac", 5, 11, 2)   # "Tokyo" in kanji: no letter a to z
     'attention-sentence-layer5-head11-t2.00'
     """
     plain = "".join(c for c in unicodedata.normalize("NFKD", sentence) if not unicodedata.combining(c))

@@ -117,7 +117,8 @@ def is_cjk(c: str) -> bool:
 
     Examples
     --------
-    >>> is_cjk("猫"), is_cjk("ね"), is_cjk("a")
+    >>> cat, ne = "\\u732b", "\\u306d"   # a CJK ideograph ("cat"), a hiragana syllable
+    >>> is_cjk(cat), is_cjk(ne), is_cjk("a")
     (True, False, False)
     """
     cp = ord(c)
@@ -165,8 +166,9 @@ def pad_cjk(text: str) -> str:
 
     Examples
     --------
-    >>> pad_cjk("我爱猫s")
-    ' 我  爱  猫 s'
+    >>> i, love, cat = "\\u6211", "\\u7231", "\\u732b"   # three CJK ideographs
+    >>> pad_cjk(i + love + cat + "s") == f" {i}  {love}  {cat} s"
+    True
     """
     return "".join(f" {c} " if is_cjk(c) else c for c in text)
 
@@ -233,8 +235,9 @@ def bert_normalize(text: str, *, clean: bool = True, cjk: bool = True,
 
     Examples
     --------
-    >>> bert_normalize("Café\\u00a0猫!")
-    'cafe  猫 !'
+    >>> cat = "\\u732b"   # a CJK ideograph
+    >>> bert_normalize("Café\\u00a0" + cat + "!") == f"cafe  {cat} !"
+    True
     """
     if clean:
         text = clean_text(text)
