@@ -40,15 +40,33 @@ function mountLabs() {
   return Promise.all(Array.from(document.querySelectorAll(LAB_SELECTOR), mountLab));
 }
 
-// Code blocks and outputs that scroll sideways must be reachable by keyboard.
-// The theme does this too, but only after DOM changes settle; do it now.
-const SCROLLABLE = "pre, div.math, .cell_output > .output, .pst-scrollable-table-container";
+// Blocks that scroll sideways must be reachable by keyboard. The theme marks code blocks,
+// outputs and tables when the page loads, on resize and after the DOM changes. It does not
+// know display maths, nor blocks that show later (a <details> that opens, a folded cell): those
+// are marked here.
+// Reading a block's width lays it out, which on the long API pages is most of the work of
+// the first seconds, so each pass reads only what the theme leaves.
+const THEME_SCROLLABLE = "pre, .cell_output > .output, .pst-scrollable-table-container";
+const MATH = "div.math";
 
-function markScrollables() {
-  for (const el of document.querySelectorAll(SCROLLABLE)) {
+function markScrollables(root, selector) {
+  for (const el of root.querySelectorAll(selector)) {
     const scrolls = el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight;
     if (scrolls) el.tabIndex = 0;
   }
+}
+
+function markScrollablesAsTheyShow() {
+  const maths = () => markScrollables(document, MATH);
+  if (document.readyState === "complete") maths();
+  else window.addEventListener("load", maths);
+  window.addEventListener("resize", maths);
+  // Content shown later: a <details> that opens, a folded cell or a toggled block.
+  const all = () => markScrollables(document, `${THEME_SCROLLABLE}, ${MATH}`);
+  document.addEventListener("toggle", (event) => { if (event.target.open) all(); }, true);
+  document.addEventListener("click", (event) => {
+    if (event.target.closest?.(".sa-fold-bar button, button.toggle-button")) requestAnimationFrame(all);
+  }, true);
 }
 
 // The search page: a result's snippet quotes the chapter's text. Sphinx reads it from the
@@ -75,10 +93,7 @@ function searchSnippetsFromTheArticle() {
 searchSnippetsFromTheArticle();
 
 function start() {
-  markScrollables();
-  window.addEventListener("load", markScrollables);
-  window.addEventListener("resize", markScrollables);
-  document.addEventListener("toggle", markScrollables, true);
+  markScrollablesAsTheyShow();
   initShortcuts();
   initSelfChecks();
   mountLabs();
