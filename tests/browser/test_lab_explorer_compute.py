@@ -6,7 +6,8 @@ from 127.0.0.1; every other host is blocked), and the weights on screen are
 compared with the package's float32 forward pass computed here,
 :func:`selfattention.minilm.sentence_attentions`, within the float16
 storage tolerance that the model's own tests measure. Also: nothing is
-fetched before Compute; a model file whose SHA-256 is wrong is refused;
+fetched before Compute; a second visit starts Python from the cache as the
+reader comes to the box; a model file whose SHA-256 is wrong is refused;
 an empty, a too long and an unknown-character
 sentence get their messages or marks; Cancel aborts the downloads; the
 heatmap is saved as PNG and SVG under the name
@@ -336,12 +337,46 @@ def test_cancel_aborts_the_download_and_compute_works_after(browser, site_url, p
         assert lab.locator(".sa-ex-progress").is_hidden()
         pg.wait_for_timeout(300)
         assert any("model-f16.safetensors" in u for u in failed), failed   # the fetch was aborted
+        for _ in range(50):   # a Worker busy compiling or importing can take a moment to end
+            if len(closed) == len(workers):
+                break
+            pg.wait_for_timeout(100)
         assert len(closed) == len(workers) >= 1                              # Python was ended
         pg.unroute("**/_static/model/model-f16.safetensors*")
         lab.locator("button[data-action=compute]").click()
         wait_computed(pg, lab, 1)
         assert lab.locator(".sa-ex-strip .sa-ex-tok").all_text_contents() == list(package.tokens)
         assert pg.watch.console_errors == [] and pg.watch.foreign == []
+    finally:
+        context.close()
+
+
+def test_a_second_visit_starts_python_from_the_cache_while_the_reader_types(browser, site_url, package):
+    """The files kept by a first Compute let a later visit start Python before Compute, offline."""
+    context, pg = new_page(browser, site_url, viewport={"width": 1366, "height": 900})
+    try:
+        lab = pg.locator(LAB)
+        press_compute(pg, lab, SENTENCE)
+        wait_computed(pg, lab, 1)
+        pg.close()
+        seen = len(pg.requests)
+        again = context.new_page()
+        again.watch = PageWatch(again, site_url)
+        again.goto(f"{site_url}/{PAGE}")
+        again.wait_for_selector(READY)
+        lab = again.locator(LAB)
+        assert lab.get_attribute("data-warm-up") is None   # nothing starts before the reader comes to the box
+        lab.locator(".sa-ex-text").focus()
+        again.wait_for_function(f"() => document.querySelector('{LAB}').dataset.warmUp === 'ready'",
+                                timeout=120_000)
+        assert lab.locator(".sa-ex-progress").is_hidden()   # a warm-up is quiet
+        asked = {u.split("?")[0].rsplit("/", 1)[1] for u in pg.requests[seen:] if LOADED_LATER.search(u)}
+        assert asked == {"explorer-compute.js", "runtime.json", "model.json"}   # the manifests only
+        press_compute(again, lab, SENTENCE)
+        wait_computed(again, lab, 1)
+        assert lab.get_attribute("data-start-ms") == "{}"   # Python was up: Compute ran the model only
+        assert lab.locator(".sa-ex-strip .sa-ex-tok").all_text_contents() == list(package.tokens)
+        assert again.watch.console_errors == [] and again.watch.foreign == []
     finally:
         context.close()
 

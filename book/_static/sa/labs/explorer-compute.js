@@ -9,11 +9,17 @@
 // the Cache API, checks each model file's SHA-256 and hands them to Python.
 // Python keeps the weights it has read, so a second Compute only runs the
 // forward pass. cancel() aborts the downloads and ends the Worker.
-import { forget, open, sha256Hex, tidyCache } from "../run/fetch-cache.js";
+//
+// On a later visit, when the cache already holds every file, the explorer
+// calls warmUp() as soon as the reader starts on the text box: Python starts
+// from the cache (no download) while the sentence is typed, so Compute only
+// runs the forward pass.
+import { forget, holdsAll, open, sha256Hex, tidyCache, versioned } from "../run/fetch-cache.js";
 
 const SITE = new URL("../../../", import.meta.url); // the site's root
 const RUNTIME_DIR = "_static/sa/run/runtime/"; // booksite.runcells.SITE_DIR
-const MODEL_CACHE = "sa-model";
+const MODEL_CACHE = "sa-model"; // also in explorer.js
+const RUNTIME_CACHE = "sa-python-runtime"; // runtime.js's CACHE, also in explorer.js
 const OUT = "/tmp/sa-explorer-attentions.f32";
 const ROLES = ["weights", "config", "tokenizer"]; // of model.json's files, those Python reads
 
@@ -53,6 +59,20 @@ async function bytesOf(path) {
   return r.arrayBuffer();
 }
 const json = async (path) => JSON.parse(new TextDecoder().decode(await bytesOf(path)));
+const manifests = (compute) => Promise.all([json(`${RUNTIME_DIR}runtime.json`),
+  json(`${compute.model}model.json`)]);
+const runtimeUrls = (runtime) => [runtime.files.wasm, runtime.files.stdlib]
+  .map((f) => versioned(f, new URL(RUNTIME_DIR, SITE)));
+const modelUrls = (compute, model) => needed(model).map((f) => versioned(f, new URL(compute.model, SITE)));
+
+// The two manifests, if the Cache API already holds every file they name (so a start downloads
+// nothing), else null. Reads only the manifests from the site.
+export async function cachedManifests(compute) {
+  const [runtime, model] = await manifests(compute);
+  const held = await Promise.all([holdsAll(RUNTIME_CACHE, runtimeUrls(runtime)),
+    holdsAll(MODEL_CACHE, modelUrls(compute, model))]);
+  return held.every(Boolean) ? [runtime, model] : null;
+}
 
 // compute: the lab's configuration of Compute (booktools.labs.explorer.compute_config).
 // onProgress(loaded, total): bytes of the runtime and the model, as they arrive.
@@ -86,7 +106,7 @@ export function createComputer(compute, onProgress = () => {}) {
   // Model files, fetched in the page (and counted), checked, then handed to the Worker.
   async function loadModel(manifest, signal, onBytes) {
     const files = needed(manifest);
-    const urls = files.map((f) => new URL(`${compute.model}${f.name}?v=${f.sha256.slice(0, 16)}`, SITE).href);
+    const urls = modelUrls(compute, manifest);
     const stored = [];
     await Promise.all(files.map(async (f, i) => {
       const got = await open(urls[i], f.size, onBytes, { cacheName: MODEL_CACHE, signal });
@@ -104,14 +124,13 @@ export function createComputer(compute, onProgress = () => {}) {
     tidyCache(MODEL_CACHE, urls);
   }
 
-  async function start() {
+  async function start(known = null) {
     startup = {};
     controller = new AbortController();
     const { signal } = controller;
     // model.json stays in the page: each file's SHA-256 is checked here, with the browser's own
     // SHA-256, before Python gets it (the package checks it again only if model.json is beside it).
-    const [runtime, model] = await Promise.all([json(`${RUNTIME_DIR}runtime.json`),
-      json(`${compute.model}model.json`)]);
+    const [runtime, model] = known || await manifests(compute);
     const files = needed(model);
     const total = runtime.files.wasm.size + runtime.files.stdlib.size + files.reduce((t, f) => t + f.size, 0);
     let runtimeBytes = kept ? runtime.files.wasm.size + runtime.files.stdlib.size : 0;
@@ -178,6 +197,20 @@ export function createComputer(compute, onProgress = () => {}) {
   return {
     // Whether Python is up with the model (a Compute will not download anything).
     get warm() { return Boolean(ready) && controller === null; },
+
+    // Start Python from the cache before any Compute (known: cachedManifests's answer). Returns
+    // a promise that settles when Python is up and has read the model; a failed warm-up leaves
+    // Compute to start again.
+    warmUp(known) {
+      if (ready) return ready;
+      // Up, then one sentence of one token, so that Python has read the weights before Compute.
+      const p = start(known).then(() => run(`${compute.call}(${JSON.stringify(b64("."))}, `
+        + `${compute.max_tokens}, ${JSON.stringify(compute.dir)}, ${JSON.stringify(OUT)})`))
+        .then((res) => { if (!res.ok) throw new ComputeError("failed", res.err.trim()); });
+      ready = p;
+      p.catch(() => { if (ready === p) stop(new ComputeError("failed", "the warm-up failed")); });
+      return p;
+    },
 
     // The weights of `text`: {tokens, ids, unknown, shape, weights: Float32Array (layers, heads, L, L)}.
     async compute(text, onStage = () => {}) {

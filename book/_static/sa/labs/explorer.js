@@ -378,7 +378,8 @@ export function mount(root, config) {
     const message = h("p", { class: "sa-ex-own-status", role: "status", "aria-live": "polite" });
     const note = h("p", { class: "sa-ex-own-note", id: `${id}-own-note` },
       `At most ${max} tokens, [CLS] and [SEP] included. The first Compute downloads the book's Python `
-      + "and the model once (the megabytes show as they arrive); your browser keeps them for the next visit.");
+      + "and the model once (the megabytes show as they arrive); your browser keeps them, and on your next visit "
+      + "Python starts from that copy as soon as you click in the box.");
     const group = h("div", { class: "sa-ex-group sa-ex-group-own" },
       h("label", { class: "sa-ex-field", for: input.id }, "Your own sentence"),
       h("div", { class: "sa-ex-own-row" }, input, go, cancel),
@@ -401,11 +402,41 @@ export function mount(root, config) {
       if (!on) progress.hidden = progressText.hidden = true;
     };
     const onProgress = (loaded, total) => {
+      if (group.getAttribute("aria-busy") !== "true") return; // a warm-up, before any Compute: quiet
       progress.hidden = progressText.hidden = false;
       progress.max = total;
       progress.value = loaded;
       progressText.textContent = `${(loaded / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`;
     };
+
+    // A later visit: if the browser kept the runtime and the model, Python starts from the cache
+    // as soon as the reader starts on the box (nothing is downloaded but two small manifests), so
+    // Compute finds it up. On a first visit this asks no server at all.
+    let warming = null;
+    function warmUp() {
+      if (warming || computer) return;
+      warming = (async () => {
+        const cached = await import("./explorer-compute.js").then(async (mod) => {
+          if (!mod.supported()) return null;
+          return [mod, await mod.cachedManifests(compute)];
+        });
+        if (!cached || !cached[1] || computer) return;
+        const [mod, known] = cached;
+        computer = mod.createComputer(compute, onProgress);
+        root.dataset.warmUp = "started";
+        await computer.warmUp(known);
+        root.dataset.warmUp = "ready";
+      })().catch(() => { root.dataset.warmUp = "failed"; });
+    }
+    async function maybeWarmUp() {
+      if (warming || computer || !("caches" in window)) return;
+      try {
+        // The caches of explorer-compute.js (the model) and ../run/runtime.js (Python).
+        if (await caches.has("sa-model") && await caches.has("sa-python-runtime")) warmUp();
+      } catch {
+        // no Cache API: nothing kept, nothing to warm
+      }
+    }
 
     async function run() {
       if (go.getAttribute("aria-disabled") === "true") return;
@@ -472,6 +503,8 @@ export function mount(root, config) {
     }
 
     go.addEventListener("click", run);
+    input.addEventListener("focus", maybeWarmUp);
+    go.addEventListener("pointerenter", maybeWarmUp);
     input.addEventListener("keydown", (ev) => {
       if (ev.key === "Enter") {
         ev.preventDefault();

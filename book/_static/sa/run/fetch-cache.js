@@ -4,6 +4,21 @@
 // cached copy is never stale, and a page can tidy away the copies it no longer
 // names. Works in a Worker and in a page.
 
+// The address of a file of a manifest (runtime.json, model.json): `name` under `base`, with the
+// start of its SHA-256 as the version, so that a new file never meets an old copy.
+export const versioned = (file, base) => new URL(`${file.name}?v=${file.sha256.slice(0, 16)}`, base).href;
+
+// Whether the cache `cacheName` holds every one of `urls` (a second visit). Asks no server.
+export async function holdsAll(cacheName, urls) {
+  try {
+    if (!(await caches.has(cacheName))) return false;
+    const cache = await caches.open(cacheName);
+    return (await Promise.all(urls.map((url) => cache.match(url)))).every(Boolean);
+  } catch {
+    return false; // no Cache API
+  }
+}
+
 // A download of `url` (`total` bytes expected) whose body reports each chunk
 // to `onBytes`. Returns {body, stored, fromCache}: `stored` settles once the
 // copy is in the cache. `signal` (an AbortSignal) cancels the download, and a

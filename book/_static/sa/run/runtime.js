@@ -16,12 +16,12 @@
 // booktools/runtime.py, nothing else.
 import { WASI, File, OpenFile, ConsoleStdout, PreopenDirectory, Directory } from
   "../../vendor/browser_wasi_shim-0.4.2/index.js";
-import { open as openCached, tidyCache as tidy } from "./fetch-cache.js";
+import { open as openCached, tidyCache as tidy, versioned } from "./fetch-cache.js";
 
 const ARGV0 = "/usr/local/bin/python.wasm";
 const ENV = ["TMPDIR=/tmp", "HOME=/home/reader", "PYTHONTZPATH=", "NO_COLOR=1", "PYTHONUNBUFFERED=1",
   "PYTHONDONTWRITEBYTECODE=1"];
-const CACHE = "sa-python-runtime";
+const CACHE = "sa-python-runtime"; // also in labs/explorer-compute.js, which checks it on a second visit
 const FAIL = "\u0000sa-cell-failed\u0000";
 
 // The cell driver, defined once: it runs a cell in __main__'s namespace and,
@@ -161,7 +161,7 @@ async function loadModule(base, manifest) {
       post({ type: "progress", loaded, total });
     }
   };
-  const urls = [wasm, stdlib].map((f) => new URL(`${f.name}?v=${f.sha256.slice(0, 16)}`, base).href);
+  const urls = [wasm, stdlib].map((f) => versioned(f, base));
   const [w, z] = await Promise.all([open(urls[0], wasm.size, onBytes), open(urls[1], stdlib.size, onBytes)]);
   const unpacked = new Response(w.body.pipeThrough(new DecompressionStream("gzip")),
     { headers: { "Content-Type": "application/wasm" } });
