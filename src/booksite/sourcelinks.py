@@ -17,6 +17,9 @@ drop the link and keep the name.
 
 from __future__ import annotations
 
+import importlib
+import inspect
+
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.ext.viewcode import viewcode_anchor
@@ -57,6 +60,40 @@ class SourceLinks(SphinxPostTransform):
                 paragraph["classes"].append("sa-made-by")
 
 
+def own_module(app, modname: str, attribute: str) -> str | None:
+    """The module viewcode should show for ``modname.attribute``: its own, if it is a value.
+
+    viewcode follows a documented name to the module that defines it, by its
+    ``__module__``. A value such as a colormap has none of its own, so its
+    class's is taken, and the site would publish that library's source
+    (``MASK_CMAP`` made a page of ``matplotlib.colors``). A function, class
+    or module keeps viewcode's own rule (``None``).
+
+    Examples
+    --------
+    >>> own_module(None, "booktools.figures.masks", "MASK_CMAP")
+    'booktools.figures.masks'
+    >>> own_module(None, "booktools.figures.masks", "plot_masks") is None
+    True
+    """
+    try:
+        value = importlib.import_module(modname)
+        for part in attribute.split("."):
+            value = getattr(value, part)
+    except (ImportError, AttributeError):
+        return None
+    if inspect.isroutine(value) or inspect.isclass(value) or inspect.ismodule(value):
+        return None
+    return modname
+
+
 def setup_sourcelinks(app) -> None:
     """The ``[source]`` links; ``conf.py`` turns on :mod:`sphinx.ext.viewcode`, which writes the pages."""
     app.add_post_transform(SourceLinks)
+    app.connect("builder-inited", _follow_own_modules)
+
+
+def _follow_own_modules(app) -> None:
+    # viewcode's event exists once viewcode is set up, which conf.py does after this extension
+    if "viewcode-follow-imported" in app.events.events:
+        app.connect("viewcode-follow-imported", own_module)

@@ -32,6 +32,14 @@ OPEN_EVERYTHING = """() => {
   });
 }"""
 
+# Figures load lazily (booksite.sphinxext.BookHTMLTranslator): load them all, as a reader's scroll would.
+LOAD_IMAGES = """async () => {
+  const images = [...document.images];
+  for (const img of images) img.loading = "eager";
+  await Promise.all(images.map((img) => img.complete ? null
+    : new Promise((done) => { img.addEventListener("load", done); img.addEventListener("error", done); })));
+}"""
+
 FIGURES = """() => [...document.querySelectorAll('main img, article img')].map(img => ({
   src: img.currentSrc || img.src, natural: img.naturalWidth, shown: img.getBoundingClientRect().width}))"""
 
@@ -50,6 +58,7 @@ def test_every_figure_shows_text_of_at_least_11_px(browser, site_url, built_book
         for path in pages(built_book):
             page.goto(f"{site_url}/{path}")
             page.evaluate(OPEN_EVERYTHING)
+            page.evaluate(LOAD_IMAGES)
             page.wait_for_timeout(100)
             for fig in page.evaluate(FIGURES):
                 url = urlparse(urljoin(f"{site_url}/{path}", fig["src"]))

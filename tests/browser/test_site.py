@@ -113,7 +113,9 @@ def crawl(browser, site_url, built_book, axe_source, site_page, mode) -> list[st
         if theme != mode:
             problems.append(f"theme is {theme!r}, not {mode!r}")
         page.evaluate(OPEN_EVERYTHING)
-        page.wait_for_timeout(600)  # the theme marks scrollable blocks focusable after 300 ms
+        # Blocks that scroll sideways become tab stops in idle slices (_static/sa/scrollables.js).
+        page.wait_for_timeout(200)
+        page.wait_for_function("() => document.documentElement.dataset.saScrollables !== 'marking'")
         raw_math = page.evaluate(RAW_MATH)
         math_errors = page.locator(".math code, math merror").count()
         images = page.evaluate(IMAGES)

@@ -5,6 +5,7 @@ import {
   CONFIG_SELECTOR, CONFIG_SRC_ATTR, LAB_SELECTOR, NAME_ATTR, NAME_PATTERN, READY_CLASS,
 } from "./contract.js";
 import { stylesheetsLoaded } from "./dom.js";
+import { initScrollables, markScrollables } from "./scrollables.js";
 import { initSelfChecks } from "./selfcheck.js";
 import { initShortcuts } from "./shortcuts.js";
 
@@ -30,6 +31,7 @@ async function mountLab(el) {
     mod.mount(el, config);
     await stylesheetsLoaded();
     el.classList.add(READY_CLASS);
+    markScrollables(el.closest(".cell_output > .output") || el);
   } catch (err) {
     console.error(`lab ${name} failed to start`, err);
   }
@@ -38,35 +40,6 @@ async function mountLab(el) {
 // Labs start side by side; none waits for another, or for the theme's scripts.
 function mountLabs() {
   return Promise.all(Array.from(document.querySelectorAll(LAB_SELECTOR), mountLab));
-}
-
-// Blocks that scroll sideways must be reachable by keyboard. The theme marks code blocks,
-// outputs and tables when the page loads, on resize and after the DOM changes. It does not
-// know display maths, nor blocks that show later (a <details> that opens, a folded cell): those
-// are marked here.
-// Reading a block's width lays it out, which on the long API pages is most of the work of
-// the first seconds, so each pass reads only what the theme leaves.
-const THEME_SCROLLABLE = "pre, .cell_output > .output, .pst-scrollable-table-container";
-const MATH = "div.math";
-
-function markScrollables(root, selector) {
-  for (const el of root.querySelectorAll(selector)) {
-    const scrolls = el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight;
-    if (scrolls) el.tabIndex = 0;
-  }
-}
-
-function markScrollablesAsTheyShow() {
-  const maths = () => markScrollables(document, MATH);
-  if (document.readyState === "complete") maths();
-  else window.addEventListener("load", maths);
-  window.addEventListener("resize", maths);
-  // Content shown later: a <details> that opens, a folded cell or a toggled block.
-  const all = () => markScrollables(document, `${THEME_SCROLLABLE}, ${MATH}`);
-  document.addEventListener("toggle", (event) => { if (event.target.open) all(); }, true);
-  document.addEventListener("click", (event) => {
-    if (event.target.closest?.(".sa-fold-bar button, button.toggle-button")) requestAnimationFrame(all);
-  }, true);
 }
 
 // The search page: a result's snippet quotes the chapter's text. Sphinx reads it from the
@@ -93,7 +66,7 @@ function searchSnippetsFromTheArticle() {
 searchSnippetsFromTheArticle();
 
 function start() {
-  markScrollablesAsTheyShow();
+  initScrollables();
   initShortcuts();
   initSelfChecks();
   mountLabs();

@@ -1,0 +1,97 @@
+// Blocks that scroll sideways are tab stops, so that a keyboard can scroll them: code,
+// outputs, tables and display maths. Those that do not scroll get tabindex -1, as the
+// theme gives them.
+//
+// The theme (pydata-sphinx-theme's addTabStopsToScrollableElements) does this in one pass
+// when the page has loaded, and again 300 ms after any change to the page, reading the
+// width of every block at once. On the API pages most entries are off screen and not laid
+// out (sa.css gives them content-visibility: auto), and reading a width inside one lays it
+// out: a hundred reads make a task of a second or more on a phone, the page's worst delay.
+// So this module does the job instead, in slices of a few milliseconds: blocks on pages laid
+// out already at load, the rest when the browser is idle. The theme's pass is not added
+// (takeOverThemePass below); <html data-sa-scrollables> says "marked" once every block is.
+//
+// Loaded by sa.js, a module that runs before the theme's deferred script.
+
+const SCROLLABLE = "pre, .cell_output > .output, .pst-scrollable-table-container, div.math";
+const SLICE_MS = 8; // the longest slice of reads when the browser gives no idle deadline
+const RESIZE_MS = 300;
+
+const scrolls = (el) => el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight;
+
+function mark(el) {
+  const stop = scrolls(el) ? 0 : -1;
+  if (el.tabIndex !== stop) el.tabIndex = stop;
+}
+
+const idle = typeof requestIdleCallback === "function"
+  ? (fn) => requestIdleCallback(fn, { timeout: 2000 })
+  : (fn) => setTimeout(() => { const end = performance.now() + SLICE_MS; fn({ timeRemaining: () => end - performance.now() }); }, 0);
+
+let queue = [];
+let running = false;
+
+function drain(deadline) {
+  do {
+    const el = queue.shift();
+    if (el && el.isConnected) mark(el);
+  } while (queue.length && deadline.timeRemaining() > 1);
+  if (queue.length) {
+    idle(drain);
+  } else {
+    running = false;
+    document.documentElement.dataset.saScrollables = "marked";
+  }
+}
+
+// Mark every block under `root` (the whole page by default), in idle slices.
+export function markScrollables(root = document) {
+  const found = Array.from(root.querySelectorAll(SCROLLABLE));
+  if (root !== document && root.matches?.(SCROLLABLE)) found.unshift(root);
+  if (!found.length) return;
+  const queued = new Set(queue);
+  queue.push(...found.filter((el) => !queued.has(el)));
+  document.documentElement.dataset.saScrollables = "marking";
+  if (!running) {
+    running = true;
+    idle(drain);
+  }
+}
+
+// The theme adds its pass as a "load" listener when its script runs (after this module, so
+// before the page has loaded). Recognised by what it does (it sets tabIndex from scrollWidth),
+// it is not added; everything else is. The wrapper is removed once the theme's script has run.
+function takeOverThemePass() {
+  const add = window.addEventListener;
+  const isThemePass = (type, fn) => type === "load" && typeof fn === "function"
+    && /tabIndex\s*=\s*\w+\.scrollWidth/.test(Function.prototype.toString.call(fn));
+  window.addEventListener = function addEventListener(type, fn, options) {
+    if (this === window && isThemePass(type, fn)) {
+      document.documentElement.dataset.saThemeTabStops = "taken-over";
+      return undefined;
+    }
+    return add.call(this, type, fn, options);
+  };
+  document.addEventListener("DOMContentLoaded", () => { window.addEventListener = add; }, { once: true });
+}
+
+// Mark at load, again after a resize, and inside what shows later: a <details> that opens,
+// a folded cell or a toggled block, a lab that has drawn itself.
+export function initScrollables() {
+  const all = () => markScrollables(document);
+  if (document.readyState === "complete") all();
+  else window.addEventListener("load", all, { once: true });
+  let timer = null;
+  window.addEventListener("resize", () => {
+    clearTimeout(timer);
+    timer = setTimeout(all, RESIZE_MS);
+  });
+  document.addEventListener("toggle", (event) => {
+    if (event.target.open) markScrollables(event.target);
+  }, true);
+  document.addEventListener("click", (event) => {
+    if (event.target.closest?.(".sa-fold-bar button, button.toggle-button")) requestAnimationFrame(all);
+  }, true);
+}
+
+takeOverThemePass();

@@ -1,0 +1,61 @@
+"""Blocks that scroll sideways are tab stops, on long API pages too, without the theme's one big pass.
+
+``_static/sa/scrollables.js`` takes over the theme's pass (which reads
+every block's width at once, and on the API pages lays out each entry that
+``content-visibility`` had left unlaid) and marks the blocks in idle slices.
+These tests check the result, as the theme would have left it: after the
+page has loaded, and again after a resize, every code block, output, table
+and display formula that scrolls is a tab stop (``tabindex="0"``) and every
+one that does not is not (``-1``). How long it takes is measured by
+``make lighthouse``, not here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.test_devices import PHONE, open_page
+
+pytestmark = pytest.mark.browser
+
+PAGES = ["api.html", "api-model-and-speed.html", "weighted-average.html", "the-cost-of-full-context.html"]
+
+MISMARKED = """() => [...document.querySelectorAll(
+    "pre, .cell_output > .output, .pst-scrollable-table-container, div.math")]
+  .filter(el => (el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight) !== (el.tabIndex === 0))
+  .map(el => el.tagName + "." + el.className)"""
+SCROLLING = """() => [...document.querySelectorAll("pre")]
+  .filter(el => el.scrollWidth > el.clientWidth).length"""
+
+
+def marked(page) -> None:
+    page.wait_for_function("() => document.documentElement.dataset.saScrollables === 'marked'", timeout=60_000)
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_block_that_scrolls_is_a_tab_stop_on_a_phone_and_after_a_resize(browser, site_url, path):
+    context, page = open_page(browser, site_url, path, **PHONE)
+    try:
+        marked(page)
+        assert page.evaluate("document.documentElement.dataset.saThemeTabStops") == "taken-over"
+        assert page.evaluate(SCROLLING) > 0   # on a phone, some code is wider than the screen
+        assert page.evaluate(MISMARKED) == []
+        page.set_viewport_size({"width": 1366, "height": 900})
+        page.wait_for_timeout(400)   # the resize pass starts 300 ms after the last resize
+        marked(page)
+        assert page.evaluate(MISMARKED) == []
+        assert page.watch.console_errors == []
+    finally:
+        context.close()
+
+
+def test_a_block_inside_a_details_that_opens_is_marked(browser, site_url):
+    context, page = open_page(browser, site_url, "attention-in-a-real-model.html", **PHONE)
+    try:
+        marked(page)
+        page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        page.wait_for_timeout(200)
+        marked(page)
+        assert page.evaluate(MISMARKED) == []
+    finally:
+        context.close()
