@@ -8,12 +8,7 @@ The rules:
 * no import circle between modules, at module level or inside functions;
 * a project import inside a function says why in a comment on its line.
 
-A module's package is the first part of its name, except for the site's
-machinery that still lives in ``src/booktools``: the modules named in
-:data:`SITE_MODULES` count as ``booksite`` wherever they are, so the test
-reads the same before and after they move to ``src/booksite``. While they are
-still under ``src/booktools`` their own imports inside functions are theirs to
-fix and are not checked here; under ``src/booksite`` they are.
+A module's package is the first part of its name.
 """
 
 from __future__ import annotations
@@ -33,12 +28,6 @@ ALLOWED = {
     "selfattention": set(),
 }
 
-#: The site's machinery: ``booksite`` wherever it is found.
-SITE_MODULES = frozenset({"sphinxext", "mathml", "pagemeta", "labdata", "sitecss", "publish", "citation",
-                          "notebooks", "pdf", "runtime", "runcells"})
-
-#: Imports inside the exercise checkers, left for the move of the checkers to their own
-#: subpackage (issue 23): (module, function). Delete this set once they have moved.
 def module_name(path: Path, src: Path = SRC) -> str:
     """``src/booktools/figures/base.py`` -> ``booktools.figures.base``; a package is its folder."""
     parts = path.relative_to(src).with_suffix("").parts
@@ -46,15 +35,12 @@ def module_name(path: Path, src: Path = SRC) -> str:
 
 
 def package_of(module: str) -> str:
-    """The layer a module belongs to (the site's machinery is ``booksite`` wherever it is).
+    """The layer a module belongs to: the first part of its name.
 
-    >>> package_of("booktools.figures.base"), package_of("booktools.sphinxext"), package_of("booksite")
-    ('booktools', 'booksite', 'booksite')
+    >>> package_of("booktools.figures.base"), package_of("booksite.sphinxext"), package_of("selfattention")
+    ('booktools', 'booksite', 'selfattention')
     """
-    parts = module.split(".")
-    if parts[0] == "booktools" and len(parts) > 1 and parts[1] in SITE_MODULES:
-        return "booksite"
-    return parts[0]
+    return module.split(".")[0]
 
 
 def project_imports(source: str, module: str, is_package: bool, known: set[str]):
@@ -175,10 +161,7 @@ def test_no_import_circle(sources):
 
 def test_a_project_import_inside_a_function_says_why(sources):
     silent = []
-    for module, (path, imports) in sources.items():
-        under_booktools = path.relative_to(SRC).parts[0] == "booktools"
-        if package_of(module) == "booksite" and under_booktools:
-            continue  # the site's machinery, not yet moved: its own helper fixes its imports
+    for path, imports in sources.values():
         for target, line, function, comment in imports:
             if function is None:
                 continue
@@ -194,5 +177,5 @@ def test_the_rules_catch_what_they_forbid():
     imports = project_imports("def f():\n    from booktools import b\n", "selfattention.a", False, known)
     assert imports == [("booktools.b", 2, "f", "")]
     assert "booktools" not in ALLOWED[package_of("selfattention.a")]
-    assert package_of("booktools.runtime") == "booksite" and "booksite" not in ALLOWED["booktools"]
+    assert package_of("booksite.runtime") == "booksite" and "booksite" not in ALLOWED["booktools"]
     assert circles({"x": {"y"}, "y": {"z"}, "z": {"x"}}) == [["x", "y", "z"]]
