@@ -416,12 +416,9 @@ export function mount(root, config) {
     function warmUp() {
       if (warming || computer) return;
       warming = (async () => {
-        const cached = await import("./explorer-compute.js").then(async (mod) => {
-          if (!mod.supported()) return null;
-          return [mod, await mod.cachedManifests(compute)];
-        });
-        if (!cached || !cached[1] || computer) return;
-        const [mod, known] = cached;
+        const mod = await import("./explorer-compute.js");
+        const known = mod.supported() ? await mod.cachedManifests(compute) : null;
+        if (!known || computer) return;
         computer = mod.createComputer(compute, onProgress);
         root.dataset.warmUp = "started";
         await computer.warmUp(known);
