@@ -200,3 +200,47 @@ def test_the_cache_saving_of_gqa_is_heads_over_kv_heads(name):
     c = sa.PUBLISHED[name]
     mha = sa.kv_cache_bytes(c.layers, c.heads, c.d_head, 4096)
     assert mha == sa.kv_cache_bytes(c.layers, c.kv_heads, c.d_head, 4096) * (c.heads // c.kv_heads)
+
+
+# --- Chapters 1-5: claims of review R1 -------------------------------------------------------------
+
+@pytest.mark.parametrize("T", [30, 60, 120])
+def test_a_tanh_network_with_w_above_one_explodes_near_zero_and_vanishes_when_saturated(T):
+    # Review R1-4: exploding gradients are a problem of tanh networks too (slope 1 at h = 0);
+    # where the summary saturates, w times the slope drops below 1 and the effect vanishes.
+    w = 2.0
+    assert sa.effect_on_last(np.zeros(T), w)[0] == w ** (T - 1)
+    saturated = sa.effect_on_last(np.full(T, 0.01), w)[0]
+    assert saturated < 0.5 ** (T - 15)           # the summary needs a dozen words to climb near 0.96
+
+
+@pytest.mark.parametrize("n_cars", [1, 49, 999])
+def test_attention_keeps_the_share_at_any_distance_but_dilutes_it_over_more_words(n_cars):
+    # Review R1-6: the earlier cat's weight is e^a / (2 e^a + n_cars e^b), whatever its position.
+    cat, _, car = sa.three_words()
+    e_cat, e_car = np.exp(cat @ cat / np.sqrt(2)), np.exp(cat @ car / np.sqrt(2))
+    rule = e_cat / (2 * e_cat + n_cars * e_car)
+    for where in (0, n_cars // 2, n_cars):
+        x = np.tile(car, (n_cars + 2, 1))
+        x[-1] = x[where] = cat
+        np.testing.assert_allclose(sa.softmax(sa.attention_scores(x, x))[-1, where], rule, rtol=1e-12)
+
+
+def test_one_softmax_row_cannot_give_most_of_its_weight_to_two_words_but_two_heads_can():
+    # Review R1-12: the reason for several heads is several softmaxes, not the rank of one head.
+    X = sa.three_words()
+    w_swap = np.array([[0.0, 1.0], [1.0, 0.0]])
+    _, own = sa.attention_head(X, np.eye(2), np.eye(2), np.eye(2), return_weights=True)
+    _, swapped = sa.attention_head(X, np.eye(2), w_swap, np.eye(2), return_weights=True)
+    assert own[0, 0] > 0.5 and swapped[0, 2] > 0.5
+    rows = sa.softmax(np.random.default_rng(0).normal(scale=5, size=(1000, 3)))
+    assert (np.sort(rows, axis=1)[:, -2] < 0.5).all()          # the second-largest weight is under a half
+
+
+@pytest.mark.parametrize("d_model, h", [(8, 2), (64, 4), (512, 8)])
+def test_the_low_rank_of_a_head_comes_from_splitting_d_model_among_heads(d_model, h):
+    rng = np.random.default_rng(h)
+    d_k = d_model // h
+    full = sa.query_key_product(*rng.normal(size=(2, d_model, d_model)))
+    split = sa.query_key_product(*rng.normal(size=(2, d_model, d_k)))
+    assert np.linalg.matrix_rank(full) == d_model and np.linalg.matrix_rank(split) == d_k

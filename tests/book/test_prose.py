@@ -193,6 +193,22 @@ RETIRED = [
     ("weighted-average.md", r"a long vector wins every dot product", "A3-3"),
     ("weighted-average.md", r"and the symmetry goes\s+away", "A3-4: it can go away"),
     ("glossary.md", r"hands over once it is chosen", "A4-7: every value is blended by its weight"),
+    ("words-are-islands.md", r"purple for negative", "R1-1: PuOr is orange at the negative end"),
+    ("words-are-islands.md", r"every word looks at every other word", "R1-2: itself included"),
+    ("why-not-left-to-right.md", r"with every other word directly", "R1-2: itself included"),
+    ("why-not-left-to-right.md", r"summary instead flattens out", "R1-4: tanh RNNs explode too"),
+    ("why-not-left-to-right.md", r"many trained heads do look mostly at nearby", "R1-5: some heads, Clark et al."),
+    ("why-not-left-to-right.md", r"fading of the second problem more than the size", "R1-8: not separated"),
+    ("weighted-average.md", r"the biggest score takes most of the weight", "R1-10: the largest share"),
+    ("weighted-average.md", r"output in self-attention\?", "R1-11: from chapter 4 on, of the values"),
+    ("weighted-average.md", r"mixes length and direction|twice as long|undo longer", "R1-9: length is a count"),
+    ("queries-keys-values.md", r"length squared", "R1-9: the norm squared"),
+    ("queries-keys-values.md", r"That is why a model runs several heads", "R1-12: several softmaxes"),
+    ("queries-keys-values.md", r"how much word \$a\$ looks at word \$b\$", "R1-13: that is the weight"),
+    ("queries-keys-values.md", r"That is a different number unless", "R1-14: it can be the same"),
+    ("queries-keys-values.md", r"a word matches itself best", "R1-15: cat and car, not every word"),
+    ("learning-where-to-look.md", r"the numbers training changes: \$W_Q\$", "R1-17: a real model has more"),
+    ("learning-where-to-look.md", r"keeps them from doing so", "R1-18: it removes the growth with d_k"),
 ]
 
 

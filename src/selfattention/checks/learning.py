@@ -15,10 +15,10 @@ GRADIENT_STEP = Diagnoses("check_gradient_step", "Right: one step takes c from {
     "gradient": "That is the gradient itself; the new c is c - learning_rate × gradient.",
     "step-alone": "That is the step alone; add it to the c you started from.",
     "no-learning-rate": "You left out the learning rate: multiply the gradient by it before subtracting.",
-    "no-sqrt2": "Your gradient misses a factor sqrt(2): the score is c / sqrt(2), so the chain rule brings in "
-                "sqrt(2).",
-    "times-sqrt2": "Your gradient is too large by sqrt(2): the score is c / sqrt(2), so divide by sqrt(2), "
-                   "don't multiply.",
+    "half-for-root": "Your gradient is -2 s (1 - s)^2, too small by sqrt(2): the chain rule brings in "
+                     "1/sqrt(2), not 1/2, so -4 × (1/sqrt(2)) = -2 sqrt(2).",
+    "no-root": "Your gradient is -4 s (1 - s)^2, too large by sqrt(2): you left out the 1/sqrt(2) of the "
+               "score c / sqrt(2), which the chain rule brings in.",
     "not-yet": "Not yet: you have c_next = {got}. From c = {c:g} the gradient is {g:.4f}; subtract "
                "learning_rate × gradient from c.",
 }, generic=("rounded",))
@@ -42,7 +42,8 @@ def check_gradient_step(c_next, c=1.0, learning_rate=LEARNING_RATE) -> Feedback:
         ``ok`` if ``c_next`` is right; otherwise what looks wrong: a step up
         the gradient, the gradient or the step alone, a step without the
         learning rate (told apart only when ``learning_rate`` is not 1), a
-        gradient without the ``sqrt(2)``, or a rounded number. A value
+        gradient that leaves out the ``1/sqrt(2)`` of the score or takes it
+        as ``1/2``, or a rounded number. A value
         counts as right within 100 eps (abs(expected) + the largest
         abs(expected)), eps being the machine epsilon of the answer: float32's
         for float32 arrays (as torch's .numpy() gives), float64's otherwise.
@@ -63,6 +64,10 @@ def check_gradient_step(c_next, c=1.0, learning_rate=LEARNING_RATE) -> Feedback:
     ✗ That moves c up the gradient, which raises the loss: subtract learning_rate × gradient from c.
     >>> print(check_gradient_step(1.0 - g, learning_rate=0.5))
     ✗ You left out the learning rate: multiply the gradient by it before subtracting.
+    >>> s = apple_sweet_loss(1.0)["weight"]
+    >>> print(check_gradient_step(1.0 + 4 * s * (1 - s) ** 2))  # doctest: +NORMALIZE_WHITESPACE
+    ✗ Your gradient is -4 s (1 - s)^2, too large by sqrt(2): you left out the 1/sqrt(2) of the score
+    c / sqrt(2), which the chain rule brings in.
     """
     c, lr = _real(c, "c"), _learning_rate(learning_rate)
     g = apple_sweet_gradient(c)
@@ -79,7 +84,7 @@ def check_gradient_step(c_next, c=1.0, learning_rate=LEARNING_RATE) -> Feedback:
                (g, "gradient", {}),
                (-lr * g, "step-alone", {}),
                (c - g, "no-learning-rate", {}),
-               (c + lr * 2.0 * s * (1.0 - s) ** 2, "no-sqrt2", {}),
-               (c + lr * 4.0 * s * (1.0 - s) ** 2, "times-sqrt2", {})],
+               (c + lr * 2.0 * s * (1.0 - s) ** 2, "half-for-root", {}),   # -4 × 1/2: 1/2 for 1/sqrt(2)
+               (c + lr * 4.0 * s * (1.0 - s) ** 2, "no-root", {})],        # -4: no 1/sqrt(2) at all
         fallback=not_yet,
     )

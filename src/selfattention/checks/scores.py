@@ -24,6 +24,8 @@ HEAD_SCORES = Diagnoses("check_head_scores", "Right: scores has shape {shape} an
     "K@Q.T": "Rows and columns are swapped: you wrote K @ Q.T. Row a must hold a's query against every key: "
              "Q @ K.T.",
     "Q@Q.T": "You compared queries with queries (Q @ Q.T): a score is a query against a key.",
+    "Q@Q.T=X@X.T": "You compared queries with queries (Q @ Q.T), or the raw words (X @ X.T), which are the same "
+                   "here since W_Q = I: a score is a query against a key, Q @ K.T with K = X @ W_K.",
     "K@K.T": "You compared keys with keys (K @ K.T): a score is a query against a key.",
     "raw-words": "These are the scores of the raw words, X @ X.T: project them first, Q = X @ W_Q and "
                  "K = X @ W_K.",
@@ -112,8 +114,9 @@ def check_head_scores(scores, x=None, w_q=None, w_k=None) -> Feedback:
     Feedback
         ``ok`` is True if ``scores`` is right; otherwise the message names
         the likely slip: the shape, keys against queries (``K @ Q.T``), a
-        query or key used twice, the raw words instead of the projections,
-        a missing scale, or rounded numbers. A value counts as right within
+        query or key used twice, the raw words instead of the projections
+        (told apart from queries used twice only when ``w_q`` is not the
+        identity), a missing scale, or rounded numbers. A value counts as right within
         100 eps (abs(expected) + the largest abs(expected)), eps being the machine
         epsilon of the answer: float32's for float32 arrays (as torch's
         .numpy() gives), float64's otherwise.
@@ -134,6 +137,9 @@ def check_head_scores(scores, x=None, w_q=None, w_k=None) -> Feedback:
     ✓ Right: scores has shape (3, 3) and every value matches.
     >>> print(check_head_scores(K @ Q.T / np.sqrt(2)))
     ✗ Rows and columns are swapped: you wrote K @ Q.T. Row a must hold a's query against every key: Q @ K.T.
+    >>> print(check_head_scores(X @ X.T / np.sqrt(2)))  # doctest: +NORMALIZE_WHITESPACE
+    ✗ You compared queries with queries (Q @ Q.T), or the raw words (X @ X.T), which are the same here
+    since W_Q = I: a score is a query against a key, Q @ K.T with K = X @ W_K.
     """
     x = three_words() if x is None else as_float_array(x, "x")
     if x.ndim != 2:
@@ -146,14 +152,19 @@ def check_head_scores(scores, x=None, w_q=None, w_k=None) -> Feedback:
     d_k = q.shape[1]
     root = np.sqrt(d_k)
     expected = q @ k.T / root  # (L, L)
+    queries_twice = q @ q.T / root  # (L, L)
+    raw_words = x @ x.T / np.sqrt(d_model)  # (L, L)
+    # With W_Q = I the queries are the words: one answer is both slips, and the message names both.
+    same = queries_twice.shape == raw_words.shape and np.array_equal(queries_twice, raw_words)
     return compare(
         scores, expected, HEAD_SCORES, name="scores", layout="one row per query, one column per key.",
         right={"shape": expected.shape},
         slips=[(expected * root, "no-scale", {"ratio": root, "d_k": d_k}),
                (expected.T, "K@Q.T", {}),
-               (q @ q.T / root, "Q@Q.T", {}),
+               (queries_twice if same else None, "Q@Q.T=X@X.T", {}),
+               (queries_twice, "Q@Q.T", {}),
                (k @ k.T / root, "K@K.T", {}),
-               (x @ x.T / np.sqrt(d_model), "raw-words", {}),
+               (raw_words, "raw-words", {}),
                (expected / root, "by-d_k", {"d_k": d_k})],
         shape_tips={(d_k, d_k): "Q.T@K"},
     )

@@ -151,7 +151,9 @@ CASES = {
     # chapter 4 -------------------------------------------------------------------------------
     ("check_head_scores", "no-scale"): lambda: sa.check_head_scores(Q4 @ K4.T),
     ("check_head_scores", "K@Q.T"): lambda: sa.check_head_scores(K4 @ Q4.T / np.sqrt(2)),
-    ("check_head_scores", "Q@Q.T"): lambda: sa.check_head_scores(Q4 @ Q4.T / np.sqrt(2)),
+    ("check_head_scores", "Q@Q.T"): lambda: sa.check_head_scores((X @ W_Q2) @ (X @ W_Q2).T / np.sqrt(2),
+                                                                 w_q=W_Q2, w_k=W_K2),
+    ("check_head_scores", "Q@Q.T=X@X.T"): lambda: sa.check_head_scores(Q4 @ Q4.T / np.sqrt(2)),
     ("check_head_scores", "K@K.T"): lambda: sa.check_head_scores(K4 @ K4.T / np.sqrt(2)),
     ("check_head_scores", "raw-words"): lambda: sa.check_head_scores(SCORES, w_q=W_Q2, w_k=W_K2),
     ("check_head_scores", "by-d_k"): lambda: sa.check_head_scores(Q4 @ K4.T / 2),
@@ -169,8 +171,8 @@ CASES = {
     ("check_gradient_step", "gradient"): lambda: sa.check_gradient_step(G5),
     ("check_gradient_step", "step-alone"): lambda: sa.check_gradient_step(-G5),
     ("check_gradient_step", "no-learning-rate"): lambda: sa.check_gradient_step(1.0 - G5, learning_rate=0.5),
-    ("check_gradient_step", "no-sqrt2"): lambda: sa.check_gradient_step(1.0 + 2 * S5 * (1 - S5) ** 2),
-    ("check_gradient_step", "times-sqrt2"): lambda: sa.check_gradient_step(1.0 + 4 * S5 * (1 - S5) ** 2),
+    ("check_gradient_step", "half-for-root"): lambda: sa.check_gradient_step(1.0 + 2 * S5 * (1 - S5) ** 2),
+    ("check_gradient_step", "no-root"): lambda: sa.check_gradient_step(1.0 + 4 * S5 * (1 - S5) ** 2),
     ("check_gradient_step", "not-yet"): lambda: sa.check_gradient_step(5.0),
     ("check_gradient_step", "rounded"): lambda: sa.check_gradient_step(round(STEP, 2)),
     # chapter 6 -------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ def test_check_gradient_step_names_each_mistake():
     s = sa.apple_sweet_loss(c)["weight"]
     assert sa.check_gradient_step(sa.gradient_step(c)).ok
     cases = {c + g: "up the gradient", g: "gradient itself", -g: "step alone",
-             c + 2 * s * (1 - s) ** 2: "misses a factor sqrt(2)", c + 4 * s * (1 - s) ** 2: "too large by sqrt(2)",
+             c + 2 * s * (1 - s) ** 2: "not 1/2", c + 4 * s * (1 - s) ** 2: "you left out the 1/sqrt(2)",
              5.0: "Not yet"}
     for value, words in cases.items():
         verdict = sa.check_gradient_step(value)

@@ -99,6 +99,13 @@ def test_check_head_scores_names_raw_words_when_projections_matter():
     assert not verdict.ok and "raw words" in verdict.message
 
 
+def test_check_head_scores_names_both_slips_when_the_queries_are_the_raw_words():
+    # Review R1-16: with W_Q = I (the exercise), X @ X.T and Q @ Q.T are one array; the message says so.
+    verdict = _sa.check_head_scores(_X @ _X.T / np.sqrt(2))
+    assert not verdict.ok and verdict.slip == "Q@Q.T=X@X.T"
+    assert "raw words (X @ X.T)" in verdict.message and "Q @ Q.T" in verdict.message
+
+
 def test_check_head_scores_rejects_malformed_matrices():
     with pytest.raises(ValueError, match="w_k must have shape"):
         _sa.check_head_scores(np.zeros((3, 3)), w_k=np.eye(3))
