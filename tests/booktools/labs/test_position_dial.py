@@ -6,8 +6,13 @@ import numpy as np
 import pytest
 
 from booktools.labs import fixture
-from booktools.labs.position_dial import (position_dial_config, position_dial_lab, position_dial_note,
-                                          position_dial_states, position_dial_view)
+from booktools.labs.position_dial import (
+    position_dial_config,
+    position_dial_lab,
+    position_dial_note,
+    position_dial_states,
+    position_dial_view,
+)
 
 
 def by_hand(q, k, m, n):
