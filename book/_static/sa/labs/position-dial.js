@@ -32,8 +32,8 @@ export function mount(root, config) {
     h("div", { class: "sa-panel-buttons", role: "group", "aria-label": "Move both positions" }, back, on));
 
   // The two vectors, and the division of every score by sqrt(d) (booktools.labs.position_dial.position_dial_note).
-  const root = Math.sqrt(config.d);
-  const rootText = Number.isInteger(root) ? String(root) : fmt(root, dec);
+  const sqrtD = Math.sqrt(config.d);
+  const rootText = Number.isInteger(sqrtD) ? String(sqrtD) : fmt(sqrtD, dec);
   const vec = (v) => `[${v.map(String).join(", ")}]`;
   const note = h("p", { class: "sa-pos-note" },
     `q = ${vec(config.q)} and k = ${vec(config.k)}. Each score is divided by √${config.d} = ${rootText}.`);
