@@ -441,9 +441,11 @@ def alibi_slopes(h) -> np.ndarray:
     """ALiBi's slope for each of ``h`` heads (Press et al. 2022).
 
     For ``h`` a power of two the slopes are the geometric sequence
-    ``2 ** (-8 i / h)`` for ``i = 1 .. h``. Otherwise the paper takes the
-    slopes of the largest power of two below ``h``, ``p``, and adds every
-    other slope of ``2p`` heads (the 1st, 3rd, ...) until there are ``h``.
+    ``2 ** (-8 i / h)`` for ``i = 1 .. h``, as in the paper. The paper trains
+    only such models; for other ``h`` the authors' code (not the paper)
+    takes the slopes of the largest power of two below ``h``, ``p``, and adds
+    every other slope of ``2p`` heads (the 1st, 3rd, ...) until there are
+    ``h``. Hugging Face's BLOOM does the same.
 
     Parameters
     ----------

@@ -9,7 +9,9 @@
 * :func:`~selfattention.softmax_jacobian` is how much each weight moves when each score
   moves; it vanishes when softmax is nearly one-hot.
 * :func:`~selfattention.saturation` measures, for growing ``d_k``, the largest weight of
-  a row and the size of its Jacobian, with or without the division.
+  a row, the size of its Jacobian (the gradient with respect to the scores), the
+  gradient with respect to the query, and how many keys get almost no weight, with or
+  without the division.
 * :func:`~selfattention.scaling_example` is the query and keys of the
   chapter's code exercise, checked by :func:`~selfattention.check_scaled_row`.
 
@@ -53,15 +55,19 @@ def _random_dots(d_k: int, n: int, gen: np.random.Generator) -> np.ndarray:
     return np.concatenate(parts)                 # (n,)
 
 
-def _random_rows(d_k: int, n_rows: int, n_keys: int, gen: np.random.Generator) -> np.ndarray:
-    """Rows of raw scores: one random query against ``n_keys`` random keys per row, shape (n_rows, n_keys)."""
+def _random_chunks(d_k: int, n_rows: int, n_keys: int, gen: np.random.Generator):
+    """Random queries and keys, chunk by chunk: ``(q, k)`` of shapes (m, d_k) and (m, n_keys, d_k)."""
     per_chunk = max(1, _CHUNK // ((n_keys + 1) * d_k))
-    parts = []
     for start in range(0, n_rows, per_chunk):
         m = min(per_chunk, n_rows - start)
         q = gen.standard_normal((m, d_k))              # (m, d_k)
         k = gen.standard_normal((m, n_keys, d_k))      # (m, n_keys, d_k)
-        parts.append(np.einsum("md,mnd->mn", q, k))    # (m, n_keys)
+        yield q, k
+
+
+def _random_rows(d_k: int, n_rows: int, n_keys: int, gen: np.random.Generator) -> np.ndarray:
+    """Rows of raw scores: one random query against ``n_keys`` random keys per row, shape (n_rows, n_keys)."""
+    parts = [np.einsum("md,mnd->mn", q, k) for q, k in _random_chunks(d_k, n_rows, n_keys, gen)]  # (m, n_keys)
     return np.concatenate(parts)                       # (n_rows, n_keys)
 
 
@@ -186,7 +192,7 @@ def softmax_jacobian(scores) -> np.ndarray:
     With ``w = softmax(s)``, the Jacobian is ``diag(w) - w wᵀ``. When one
     weight is close to 1 and the others close to 0 (softmax is *saturated*),
     every entry is close to 0: nudging a score barely changes any weight,
-    so training gets almost no signal through this row.
+    so almost no signal from the loss gets back through this row to the scores.
 
     Parameters
     ----------
@@ -219,15 +225,26 @@ def softmax_jacobian(scores) -> np.ndarray:
     return np.einsum("...i,ij->...ij", w, np.eye(w.shape[-1])) - outer   # (..., n, n)
 
 
-def saturation(d_ks, n_keys: int = 10, n_rows: int = 2_000, *, scaled: bool = False, rng=0) -> dict:
-    """How saturated softmax gets as ``d_k`` grows: largest weight and gradient size.
+def saturation(d_ks, n_keys: int = 10, n_rows: int = 2_000, *, scaled: bool = False, rng=0,
+               faint: float = 0.01) -> dict:
+    """How saturated softmax gets as ``d_k`` grows: largest weight and gradient sizes.
 
     For each ``d_k``, draw ``n_rows`` rows of attention: one random query
     against ``n_keys`` random keys, every entry standard normal. Score them
     (``q · k``, divided by ``sqrt(d_k)`` if ``scaled``), take softmax, and
-    average over the rows: the largest weight of the row, and the size of
-    the row's :func:`~selfattention.softmax_jacobian` (its Frobenius norm, the square root
-    of the sum of its squared entries).
+    average over the rows:
+
+    * the largest weight of the row;
+    * the size of the row's :func:`~selfattention.softmax_jacobian` ``J``, the
+      gradient of the weights with respect to the *scores* (its Frobenius norm,
+      the square root of the sum of its squared entries);
+    * the size of the gradient of the weights with respect to the *query*,
+      ``J K / sqrt(d_k)`` (or ``J K`` without the division): the chain rule
+      brings in ``d s / d q = K / sqrt(d_k)``;
+    * the share of the keys that lose (all but the row's largest weight)
+      whose weight is below ``faint``. Row ``j`` of ``J`` is
+      ``w_j (e_j - w)``, so the signal that reaches score ``j`` is at most
+      ``sqrt(2) w_j`` times the signal from above.
 
     Parameters
     ----------
@@ -241,20 +258,24 @@ def saturation(d_ks, n_keys: int = 10, n_rows: int = 2_000, *, scaled: bool = Fa
         Divide the scores by ``sqrt(d_k)``.
     rng : numpy.random.Generator or int, default 0, keyword-only
         The random generator, or a seed for a new one.
+    faint : float, default 0.01, keyword-only
+        A losing key whose weight is below this counts as faint; in (0, 1).
 
     Returns
     -------
     dict
-        ``d_k`` (int array, shape (m,)), ``largest_weight`` and
-        ``gradient_size`` (float arrays, shape (m,)): the means over the rows.
+        ``d_k`` (int array, shape (m,)), and float arrays of shape (m,), the
+        means over the rows: ``largest_weight``, ``gradient_size`` (with
+        respect to the scores), ``query_gradient_size`` (with respect to the
+        query) and ``faint_share`` (the share of the losing keys below ``faint``).
 
     Raises
     ------
     TypeError
-        If a size is not an integer, ``scaled`` not a bool, or ``rng``
-        neither a Generator nor a seed.
+        If a size is not an integer, ``scaled`` not a bool, ``faint`` not a
+        real number, or ``rng`` neither a Generator nor a seed.
     ValueError
-        If ``d_ks`` is empty, or a size is out of range.
+        If ``d_ks`` is empty, a size is out of range, or ``faint`` is not in (0, 1).
 
     Examples
     --------
@@ -265,6 +286,15 @@ def saturation(d_ks, n_keys: int = 10, n_rows: int = 2_000, *, scaled: bool = Fa
     >>> scaled = saturation([1, 256], n_rows=200, scaled=True, rng=0)
     >>> raw["largest_weight"].round(2), scaled["largest_weight"].round(2)
     (array([0.27, 0.94]), array([0.27, 0.32]))
+
+    The gradient with respect to the scores fades without the division, but
+    the one with respect to the query does not: ``K`` is ``sqrt(d_k)`` times
+    longer than ``K / sqrt(d_k)``.
+
+    >>> bool(raw["gradient_size"][1] < scaled["gradient_size"][1])
+    True
+    >>> bool(raw["query_gradient_size"][1] > scaled["query_gradient_size"][1])
+    True
     """
     sizes = list(np.atleast_1d(np.asarray(d_ks, dtype=object)))
     if not sizes:
@@ -275,19 +305,31 @@ def saturation(d_ks, n_keys: int = 10, n_rows: int = 2_000, *, scaled: bool = Fa
         raise ValueError(f"n_keys must be at least 2 (one key leaves softmax nothing to choose), got {n_keys}")
     n_rows = check_positive_int(n_rows, "n_rows")
     scaled = check_flag(scaled, "scaled")
+    if isinstance(faint, bool) or not isinstance(faint, numbers.Real):
+        raise TypeError(f"faint must be a real number in (0, 1), got {faint!r}")
+    if not 0 < faint < 1:
+        raise ValueError(f"faint must be in (0, 1), got {faint}")
     gen = _generator(rng)
-    largest, size = [], []
+    largest, size, q_size, faint_share = [], [], [], []
     for d_k in sizes:
-        s = _random_rows(d_k, n_rows, n_keys, gen)                           # (n_rows, n_keys)
-        if scaled:
-            s = s / np.sqrt(d_k)
-        w = softmax(s)                                                       # (n_rows, n_keys)
-        jac = softmax_jacobian(s)                                            # (n_rows, n_keys, n_keys)
-        largest.append(w.max(axis=-1).mean())
-        size.append(np.sqrt((jac**2).sum(axis=(-2, -1))).mean())
-    return {"d_k": np.array(sizes), "largest_weight": np.array(largest), "gradient_size": np.array(size)}
-
-
+        scale = np.sqrt(d_k) if scaled else 1.0
+        top, jac_size, jq_size, n_faint = [], [], [], 0
+        for q, k in _random_chunks(d_k, n_rows, n_keys, gen):
+            s = np.einsum("md,mnd->mn", q, k) / scale                        # (m, n_keys)
+            w = softmax(s)                                                   # (m, n_keys)
+            jac = softmax_jacobian(s)                                        # (m, n_keys, n_keys)
+            jq = jac @ k / scale                                             # (m, n_keys, d_k): d w / d q
+            top.append(w.max(axis=-1))
+            jac_size.append(np.sqrt((jac**2).sum(axis=(-2, -1))))
+            jq_size.append(np.sqrt((jq**2).sum(axis=(-2, -1))))
+            losers = np.sort(w, axis=-1)[:, :-1]                             # (m, n_keys - 1)
+            n_faint += int((losers < faint).sum())
+        largest.append(np.concatenate(top).mean())
+        size.append(np.concatenate(jac_size).mean())
+        q_size.append(np.concatenate(jq_size).mean())
+        faint_share.append(n_faint / (n_rows * (n_keys - 1)))
+    return {"d_k": np.array(sizes), "largest_weight": np.array(largest), "gradient_size": np.array(size),
+            "query_gradient_size": np.array(q_size), "faint_share": np.array(faint_share)}
 
 
 def scaling_example(d_k: int = 64, n_keys: int = 4, seed: int = 6) -> tuple[np.ndarray, np.ndarray]:

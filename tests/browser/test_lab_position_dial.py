@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from booktools.labs.position_dial import position_dial_view
+from booktools.labs.position_dial import position_dial_note, position_dial_view
 from tests.browser.conftest import lab_fixture, open_lab_page, read_config
 
 pytestmark = pytest.mark.browser
@@ -116,6 +116,11 @@ def test_moving_both_keeps_the_rope_score_and_changes_the_added_one(page, lab, f
     assert "RoPE " + start["rope"] in status.text_content()
     # At the end of the range "move both on" is disabled, not silently ignored.
     assert lab.locator("button[data-move='1']").is_disabled()
+
+
+def test_the_lab_shows_q_and_k_and_the_division_by_the_root_of_d(lab, config):
+    assert lab.locator(".sa-pos-note").text_content() == position_dial_note(config)
+    assert lab.locator("thead th").nth(1).text_content() == f"score ÷ √{config['d']}"
 
 
 def test_dragging_and_tapping_a_slider_match_the_package(page, lab, config):

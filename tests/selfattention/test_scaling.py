@@ -123,6 +123,36 @@ def test_with_scaling_the_largest_weight_and_gradient_stay_put():
     np.testing.assert_array_equal(scaled["d_k"], d_ks)
 
 
+def test_without_scaling_the_query_gradient_grows_while_the_score_gradient_fades():
+    # The chain rule brings in d s / d q = K (no division) or K / sqrt(d_k): the query's gradient
+    # J K is not small just because J is.
+    d_ks = [1, 16, 256]
+    raw = saturation(d_ks, n_rows=400, rng=0)
+    scaled = saturation(d_ks, n_rows=400, scaled=True, rng=0)
+    assert raw["gradient_size"][-1] < scaled["gradient_size"][-1] / 3
+    assert raw["query_gradient_size"][-1] > 3 * scaled["query_gradient_size"][-1]
+    assert np.all(np.diff(raw["query_gradient_size"]) > 0)
+
+
+def test_query_gradient_is_the_jacobian_times_the_keys_over_the_scale():
+    gen = np.random.default_rng(3)
+    q, k = gen.standard_normal(8), gen.standard_normal((10, 8))
+    out = saturation([8], n_keys=10, n_rows=1, scaled=True, rng=np.random.default_rng(3))
+    jq = softmax_jacobian(k @ q / np.sqrt(8)) @ k / np.sqrt(8)                 # (10, 8)
+    np.testing.assert_allclose(out["query_gradient_size"][0], np.linalg.norm(jq), rtol=1e-12)
+    # Finite differences: d w / d q, column by column.
+    eps, w = 1e-6, lambda x: sa.softmax(k @ x / np.sqrt(8))
+    fd = np.stack([(w(q + eps * e) - w(q - eps * e)) / (2 * eps) for e in np.eye(8)], axis=1)
+    np.testing.assert_allclose(fd, jq, atol=1e-8)
+
+
+def test_without_scaling_almost_every_losing_key_is_faint():
+    raw = saturation([1, 256], n_rows=400, rng=0)
+    scaled = saturation([1, 256], n_rows=400, scaled=True, rng=0)
+    assert raw["faint_share"][0] == scaled["faint_share"][0]
+    assert raw["faint_share"][-1] > 0.9 and scaled["faint_share"][-1] < 0.1
+
+
 def test_d_k_1_is_the_same_with_and_without_scaling():
     raw, scaled = saturation([1], n_rows=50, rng=4), saturation([1], n_rows=50, scaled=True, rng=4)
     assert raw["largest_weight"][0] == scaled["largest_weight"][0]
@@ -147,6 +177,8 @@ def test_d_k_1_is_the_same_with_and_without_scaling():
     (lambda: saturation([4, 0]), ValueError, "d_ks must be a positive integer"),
     (lambda: saturation([4], n_keys=1), ValueError, "n_keys must be at least 2"),
     (lambda: saturation([4.5]), TypeError, "d_ks must be a positive integer"),
+    (lambda: saturation([4], faint=1.0), ValueError, r"faint must be in \(0, 1\)"),
+    (lambda: saturation([4], faint="low"), TypeError, "faint must be a real number"),
 ])
 def test_bad_input_gets_a_clear_error(call, error, message):
     with pytest.raises(error, match=message):

@@ -1,7 +1,7 @@
 """Softmax saturation against d_k (chapter "Why divide by √d_k"). Returns a Figure.
 
 * :func:`plot_saturation`: the largest softmax weight of a row and the size
-  of softmax's gradient, against ``d_k`` on a log scale, with and without the
+  of softmax's gradient with respect to the scores, against ``d_k`` on a log scale, with and without the
   division by ``sqrt(d_k)`` (from :func:`selfattention.saturation`).
 """
 
@@ -33,8 +33,8 @@ def plot_saturation(raw: Mapping, scaled: Mapping) -> Figure:
     """The largest weight and the gradient size against ``d_k``, with and without scaling.
 
     Two panels share the ``d_k`` axis (log base 2). Top: the mean largest
-    weight of a row. Bottom: the mean size of softmax's gradient (the
-    Frobenius norm of its Jacobian).
+    weight of a row. Bottom: the mean size of softmax's gradient with respect
+    to the scores (the Frobenius norm of its Jacobian).
 
     Parameters
     ----------
@@ -71,7 +71,7 @@ def plot_saturation(raw: Mapping, scaled: Mapping) -> Figure:
         bottom.plot(d_k, run["gradient_size"], line, marker=marker, color=colour, lw=2.2, ms=5, label=label)
     top.set_ylabel("largest weight")
     top.set_ylim(0, 1.02)
-    bottom.set_ylabel("gradient size")
+    bottom.set_ylabel("gradient to the scores")
     bottom.set_ylim(0, None)
     bottom.set_xscale("log", base=2)
     bottom.set_xticks(d_k)

@@ -8,7 +8,9 @@ tap or arrow keys). The lab shows three scores of the two:
 * with RoPE, ``rope(q, m) · rope(k, n) / sqrt(d)``.
 
 Two buttons move both positions together, one place back or on: the RoPE
-score holds, the added-positions score changes. The page emits the element
+score holds, the added-positions score changes. The lab shows ``q`` and ``k``
+and says that every score is divided by ``sqrt(d)``
+(:func:`position_dial_note`). The page emits the element
 with its configuration (:func:`position_dial_lab`); the browser tests compute
 the package's values (:func:`selfattention.rope`,
 :func:`selfattention.sinusoidal_positions`) for the test states from that
@@ -77,6 +79,28 @@ def position_dial_config(q=QUERY, k=KEY, *, max_position: int = MAX_POSITION, st
             "start": [m, n], "decimals": DECIMALS}
 
 
+def _number(x: float) -> str:
+    """A number as JavaScript's ``String`` writes it, for the short numbers of the config: 1, 0.5."""
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def position_dial_note(config: dict) -> str:
+    """The line under the lab's sliders: the two vectors, and the division of every score by ``sqrt(d)``.
+
+    The lab writes the same line (``position-dial.js``); the browser test compares the two.
+
+    Examples
+    --------
+    >>> position_dial_note(position_dial_config())
+    'q = [1, 0.5, 0.5, 1] and k = [0.5, 1, 1, 0]. Each score is divided by √4 = 2.'
+    """
+    d = config["d"]
+    root = float(np.sqrt(d))
+    root_text = _number(root) if root.is_integer() else fmt(root, config["decimals"])
+    vec = lambda v: "[" + ", ".join(_number(x) for x in v) + "]"  # noqa: E731
+    return f"q = {vec(config['q'])} and k = {vec(config['k'])}. Each score is divided by √{d} = {root_text}."
+
+
 def position_dial_view(config: dict, m: int, n: int) -> dict:
     """What the lab shows with the query at ``m`` and the key at ``n``: the package's numbers, formatted.
 
@@ -114,10 +138,11 @@ def position_dial_lab(*, lab_id: str = "position-dial-lab") -> HTMLBlock:
         v = position_dial_view(config, a, b)
         lines.append(f"Query at {a}, key at {b}: no positions {v['plain']}, sinusoidal added {v['added']}, "
                      f"RoPE {v['rope']}.")
-    fallback = ('<div class="sa-lab-fallback"><p>This lab needs JavaScript. '
+    note = position_dial_note(config)
+    fallback = ('<div class="sa-lab-fallback"><p>This lab needs JavaScript. ' + esc(note) + " "
                 + " ".join(esc(line) for line in lines) + "</p></div>")
     block = lab_element("position-dial", lab_id, config, fallback)
-    return HTMLBlock(block.markup, markdown="\n".join(lines))
+    return HTMLBlock(block.markup, markdown="\n".join([note, *lines]))
 
 
 def position_dial_states(config: dict) -> list[dict]:

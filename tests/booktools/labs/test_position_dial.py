@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 
 from booktools.labs import fixture
-from booktools.labs.position_dial import position_dial_config, position_dial_states, position_dial_view
+from booktools.labs.position_dial import (
+    position_dial_config,
+    position_dial_lab,
+    position_dial_note,
+    position_dial_states,
+    position_dial_view,
+)
 
 
 def by_hand(q, k, m, n):
@@ -42,3 +48,13 @@ def test_moving_both_keeps_rope_and_every_state_stays_in_range():
 def test_a_bad_config_is_an_error(kwargs):
     with pytest.raises(ValueError):
         position_dial_config(**kwargs)
+
+
+def test_the_note_shows_the_vectors_and_the_root_and_the_fallback_has_it():
+    c = position_dial_config()
+    note = position_dial_note(c)
+    assert "q = [1, 0.5, 0.5, 1]" in note and "k = [0.5, 1, 1, 0]" in note and "√4 = 2." in note
+    assert note in position_dial_lab().markup
+    # The plain score is q . k divided by that root.
+    assert position_dial_view(c, 0, 0)["plain"] == f"{np.dot(c['q'], c['k']) / 2:.3f}"
+    assert "√6 = 2.449" in position_dial_note(position_dial_config([1, 0, 0, 1, 2, 0], [0, 1, 1, 0, 0, 1]))

@@ -31,13 +31,20 @@ export function mount(root, config) {
   const controls = h("div", { class: "sa-panel-controls sa-pos-controls" }, sm.row, sn.row,
     h("div", { class: "sa-panel-buttons", role: "group", "aria-label": "Move both positions" }, back, on));
 
+  // The two vectors, and the division of every score by sqrt(d) (booktools.labs.position_dial.position_dial_note).
+  const sqrtD = Math.sqrt(config.d);
+  const rootText = Number.isInteger(sqrtD) ? String(sqrtD) : fmt(sqrtD, dec);
+  const vec = (v) => `[${v.map(String).join(", ")}]`;
+  const note = h("p", { class: "sa-pos-note" },
+    `q = ${vec(config.q)} and k = ${vec(config.k)}. Each score is divided by √${config.d} = ${rootText}.`);
   const cell = (name) => h("td", { class: `sa-pos-score`, "data-score": name });
   const cells = { plain: cell("plain"), added: cell("added"), rope: cell("rope") };
   const row = (label, name) => h("tr", {}, h("th", { scope: "row" }, label), cells[name]);
   const distance = h("p", { class: "sa-pos-distance" });
   const table = h("table", { class: "sa-pos-table" },
     h("caption", { class: "sa-pos-hidden" }, "The score of the query with the key, three ways"),
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "positions"), h("th", { scope: "col" }, "score"))),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "positions"),
+      h("th", { scope: "col" }, `score ÷ √${config.d}`))),
     h("tbody", {}, row("none", "plain"), row("sinusoidal, added", "added"), row("RoPE", "rope")));
   const status = h("p", { class: "sa-panel-status sa-pos-hidden", role: "status", "aria-live": "polite" });
   const hint = h("p", { class: "sa-panel-hint" },
@@ -45,7 +52,7 @@ export function mount(root, config) {
     + "Move both, and watch which score holds.");
   removeFallback(root);
   root.append(h("div", { class: "sa-panel sa-pos", role: "group", "aria-label": "The position dial" },
-    controls, h("div", { class: "sa-pos-body" }, distance, table, status, hint)));
+    controls, h("div", { class: "sa-pos-body" }, note, distance, table, status, hint)));
 
   const describe = () => {
     const { m, n, result } = lab.state;
