@@ -47,7 +47,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import as_float_array, check_flag, check_positive_int
+from ._validate import as_float_array, broadcast_shape, check_flag, check_grouped_mask, check_positive_int
 from .attention import scaled_dot_product_attention
 from .bert import gelu
 from .causal_alignment import causal_mask_bottom_right
@@ -268,7 +268,7 @@ def grouped_query_attention(q, k, v, *, mask=None, causal: bool = False, scale=N
         Keys and values of every key/value head.
     mask, causal, scale
         As in :func:`~selfattention.scaled_dot_product_attention`; the
-        mask is ``(L, S)`` and applies to every head.
+        mask broadcasts to ``(..., h, L, S)``, one per query head.
 
     Returns
     -------
@@ -308,6 +308,8 @@ def grouped_query_attention(q, k, v, *, mask=None, causal: bool = False, scale=N
                          f"(q: {q.shape}, k: {k.shape})")
     group = h // kv_heads
     *lead, _, L, d_head = q.shape
+    batch = broadcast_shape(q.shape[:-3], k.shape[:-3], "leading dimensions of q and k")
+    mask = check_grouped_mask(mask, L, k.shape[-2], batch, h, kv_heads)  # (..., kv_heads, group, L, S) or fewer
     grouped = q.reshape(*lead, kv_heads, group, L, d_head)  # (..., kv_heads, group, L, d_head)
     out = scaled_dot_product_attention(grouped, k[..., None, :, :], v[..., None, :, :],  # K, V shared by a group
                                        mask=mask, causal=causal, scale=scale)  # (..., kv_heads, group, L, d_head)
