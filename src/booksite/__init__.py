@@ -15,7 +15,7 @@ module                           what it holds
 :mod:`~booksite.labdata`         large lab configurations move from the page to a file
 :mod:`~booksite.mathml`          formulas written as MathML at build time
 :mod:`~booksite.modelweights`    the real model's float16 weights for the in-browser explorer
-:mod:`~booksite.notebooks`       the chapter notebooks a student downloads (with solutions)
+:mod:`~booksite.notebooks`       the chapter notebooks a student downloads (with solutions): a package
 :mod:`~booksite.pagemeta`        each page's ``<meta name="description">``
 :mod:`~booksite.pdf`             the PDF: labs photographed in Chromium, then figures
 :mod:`~booksite.publish`         cite boxes, Open Graph tags, redirects, sitemap, footer date

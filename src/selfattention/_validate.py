@@ -114,6 +114,26 @@ def check_mask(mask, L: int, S: int, batch: tuple):
     return None, m
 
 
+def check_grouped_mask(mask, L: int, S: int, batch: tuple, h: int, kv_heads: int):
+    """Check a mask for ``h`` query heads; lay it out for the heads grouped by key/value head.
+
+    The mask broadcasts to ``batch + (h, L, S)``, as it would for
+    multi-head attention (head ``i`` uses row ``i`` of a head axis). Grouped
+    query attention puts the query heads in the layout ``(kv_heads, group)``
+    with ``group = h // kv_heads``, so a mask with a head axis of ``h`` is
+    reshaped to that layout and one with a head axis of 1 gets a group axis
+    of 1. Returns the mask (boolean or float, as :func:`check_mask`), or None.
+    """
+    allowed, bias = check_mask(mask, L, S, tuple(batch) + (h,))
+    m = allowed if bias is None else bias
+    if m is None or m.ndim < 3:  # no mask, or the same one for every head
+        return m
+    *lead, heads, rows, cols = m.shape  # heads is 1 or h: check_mask saw it broadcast
+    if heads == 1:
+        return m[..., None, :, :]  # (..., 1, 1, L, S): every group, every head of it
+    return m.reshape(*lead, kv_heads, h // kv_heads, rows, cols)  # (..., kv_heads, group, L, S)
+
+
 def check_qkv(q, k, v):
     """Validate q, k and (if not None) v; return them as float arrays of one dtype.
 

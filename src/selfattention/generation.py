@@ -47,12 +47,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import as_float_array, check_flag, check_positive_int
+from ._validate import as_float_array, broadcast_shape, check_flag, check_grouped_mask, check_positive_int
 from .attention import scaled_dot_product_attention
 from .bert import gelu
 from .causal_alignment import causal_mask_bottom_right
 from .cost import best_time, dtype_bytes
 from .multihead import concat_heads, split_heads
+from .positions import sinusoidal_positions
 from .sparse import sliding_window_mask
 
 #: The tiny decoder's vocabulary: token id ``i`` is the word ``VOCAB[i]``.
@@ -115,6 +116,8 @@ def _check_heads(h, kv_heads, d_model) -> tuple[int, int]:
     kv_heads = h if kv_heads is None else check_positive_int(kv_heads, "kv_heads")
     if d_model % h:
         raise ValueError(f"h={h} does not divide d_model={d_model}")
+    if d_model % 2:
+        raise ValueError(f"d_model={d_model} is odd: the sinusoidal positions fill it in (sin, cos) pairs")
     if h % kv_heads:
         raise ValueError(f"kv_heads={kv_heads} does not divide the h={h} query heads: "
                          "each key/value head serves h / kv_heads of them")
@@ -156,8 +159,8 @@ def tiny_decoder(*, vocab: int = 12, d_model: int = 16, h: int = 4, kv_heads: in
     TypeError
         If a size is not an integer.
     ValueError
-        If a size is not positive, ``h`` does not divide ``d_model`` or
-        ``kv_heads`` does not divide ``h``.
+        If a size is not positive, ``d_model`` is odd, ``h`` does not divide
+        ``d_model`` or ``kv_heads`` does not divide ``h``.
 
     Examples
     --------
@@ -203,53 +206,6 @@ def _check_tokens(tokens, vocab: int) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def positions(start: int, L: int, d_model: int) -> np.ndarray:
-    """Sinusoidal position vectors of positions ``start .. start + L - 1``, shape ``(L, d_model)``.
-
-    Column ``2i`` is ``sin(p / 10000**(2i / d_model))`` and column
-    ``2i + 1`` its cosine, as in the original Transformer. A position's
-    vector is the same whatever else is in the sequence, which is what a
-    cache needs.
-
-    Parameters
-    ----------
-    start : int
-        The first position (0 or more).
-    L : int
-        How many positions.
-    d_model : int
-        Length of each vector.
-
-    Returns
-    -------
-    numpy.ndarray, shape (L, d_model)
-
-    Raises
-    ------
-    TypeError, ValueError
-        If ``start`` is not an integer >= 0, or ``L`` or ``d_model`` is not
-        a positive integer.
-
-    Examples
-    --------
-    >>> positions(0, 2, 4).round(3)
-    array([[0.   , 1.   , 0.   , 1.   ],
-           [0.841, 0.54 , 0.01 , 1.   ]])
-    >>> bool(np.allclose(positions(3, 1, 4), positions(0, 4, 4)[3:]))
-    True
-    """
-    if isinstance(start, bool) or not isinstance(start, numbers.Integral):
-        raise TypeError(f"start must be an integer >= 0, got {start!r}")
-    if start < 0:
-        raise ValueError(f"start must be an integer >= 0, got {start}")
-    L = check_positive_int(L, "L")
-    d_model = check_positive_int(d_model, "d_model")
-    p = np.arange(start, start + L)[:, None]  # (L, 1)
-    rate = 10000.0 ** (-(np.arange(d_model) // 2 * 2) / d_model)  # (d_model,)
-    angle = p * rate  # (L, d_model)
-    return np.where(np.arange(d_model) % 2 == 0, np.sin(angle), np.cos(angle))  # (L, d_model)
-
-
 def grouped_query_attention(q, k, v, *, mask=None, causal: bool = False, scale=None):
     """Attention where groups of query heads share one key/value head.
 
@@ -268,7 +224,7 @@ def grouped_query_attention(q, k, v, *, mask=None, causal: bool = False, scale=N
         Keys and values of every key/value head.
     mask, causal, scale
         As in :func:`~selfattention.scaled_dot_product_attention`; the
-        mask is ``(L, S)`` and applies to every head.
+        mask broadcasts to ``(..., h, L, S)``, one per query head.
 
     Returns
     -------
@@ -308,6 +264,8 @@ def grouped_query_attention(q, k, v, *, mask=None, causal: bool = False, scale=N
                          f"(q: {q.shape}, k: {k.shape})")
     group = h // kv_heads
     *lead, _, L, d_head = q.shape
+    batch = broadcast_shape(q.shape[:-3], k.shape[:-3], "leading dimensions of q and k")
+    mask = check_grouped_mask(mask, L, k.shape[-2], batch, h, kv_heads)  # (..., kv_heads, group, L, S) or fewer
     grouped = q.reshape(*lead, kv_heads, group, L, d_head)  # (..., kv_heads, group, L, d_head)
     out = scaled_dot_product_attention(grouped, k[..., None, :, :], v[..., None, :, :],  # K, V shared by a group
                                        mask=mask, causal=causal, scale=scale)  # (..., kv_heads, group, L, d_head)
@@ -372,7 +330,7 @@ def decoder_forward(model: TinyDecoder, tokens, *, causal: bool = True, window: 
     else:
         mask = causal_mask_bottom_right(n) if causal else None  # (n, n); L = S, so any causal mask
     group = model.h // model.kv_heads
-    x = model.embed[tokens] + positions(0, n, model.d_model)  # (n, d_model)
+    x = model.embed[tokens] + sinusoidal_positions(n, model.d_model)  # (n, d_model)
     for block in model.blocks:
         q = split_heads(x @ block.w_q, model.h)  # (h, n, d_head)
         k = np.repeat(split_heads(x @ block.w_k, model.kv_heads), group, axis=0)  # (h, n, d_head)
@@ -575,7 +533,7 @@ def decode_step(model: TinyDecoder, tokens, cache: KVCache) -> np.ndarray:
         mask = (back >= 0) & (back <= cache.window)  # (L, S): the band, at true positions
     slots = (new_pos % cache.slots) if cache.window is not None else new_pos  # where the new rows go
     dtype = cache.dtype
-    x = model.embed[tokens] + positions(start, L, model.d_model)  # (L, d_model)
+    x = model.embed[tokens] + sinusoidal_positions(L, model.d_model, start=start)  # (L, d_model)
     for layer, block in enumerate(model.blocks):
         q = split_heads(x @ block.w_q, model.h)  # (h, L, d_head)
         k_new = split_heads(x @ block.w_k, model.kv_heads).astype(dtype)  # (kv_heads, L, d_head)

@@ -125,8 +125,10 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, h, *, b_q=None, b_k=None, b_v=No
     b_q, b_k, b_v, b_o : array_like, shape (d_model,), optional, keyword-only
         Biases added after each matrix, as in real models; none by default.
     mask, causal
-        As in :func:`~selfattention.attention.scaled_dot_product_attention`;
-        the same mask applies to every head.
+        As in :func:`~selfattention.attention.scaled_dot_product_attention`
+        on the heads: the mask broadcasts to ``(..., h, L, L)``, so an
+        ``(L, L)`` mask applies to every head and an ``(h, L, L)`` one (as
+        :func:`~selfattention.positions.alibi_bias`) gives each head its own.
     return_weights : bool, default False, keyword-only
         Also return every head's table of weights.
 

@@ -125,7 +125,7 @@ def frequencies(d, *, base=BASE) -> np.ndarray:
     return base ** (-np.arange(0, d, 2) / d)  # (d/2,)
 
 
-def sinusoidal_positions(L, d_model, *, base=BASE) -> np.ndarray:
+def sinusoidal_positions(L, d_model, *, base=BASE, start=0) -> np.ndarray:
     """The sinusoidal position vectors of Vaswani et al. (2017), one row per position.
 
     ``PE[m, 2i] = sin(m * theta_i)`` and ``PE[m, 2i + 1] = cos(m * theta_i)``
@@ -135,11 +135,14 @@ def sinusoidal_positions(L, d_model, *, base=BASE) -> np.ndarray:
     Parameters
     ----------
     L : int
-        The number of positions, ``0`` to ``L - 1``.
+        The number of positions, ``start`` to ``start + L - 1``.
     d_model : int
         The number of numbers per vector; even.
     base : float, default 10000, keyword-only
         The base of the geometric frequencies.
+    start : int, default 0, keyword-only
+        The first position. A position's vector is the same whatever comes
+        before it, which is what a cache of keys and values needs.
 
     Returns
     -------
@@ -149,7 +152,7 @@ def sinusoidal_positions(L, d_model, *, base=BASE) -> np.ndarray:
     ------
     TypeError, ValueError
         If ``L`` or ``d_model`` is not a positive integer, ``d_model`` is
-        odd, or ``base`` is not above 1.
+        odd, ``base`` is not above 1, or ``start`` is not an integer >= 0.
 
     Examples
     --------
@@ -157,10 +160,16 @@ def sinusoidal_positions(L, d_model, *, base=BASE) -> np.ndarray:
     array([[ 0.   ,  1.   ,  0.   ,  1.   ],
            [ 0.841,  0.54 ,  0.01 ,  1.   ],
            [ 0.909, -0.416,  0.02 ,  1.   ]])
+    >>> bool((sinusoidal_positions(1, 4, start=2) == sinusoidal_positions(3, 4)[2:]).all())
+    True
     """
     L = check_positive_int(L, "L")
+    if isinstance(start, bool) or not isinstance(start, numbers.Integral):
+        raise TypeError(f"start must be an integer >= 0, got {start!r}")
+    if start < 0:
+        raise ValueError(f"start must be an integer >= 0, got {start}")
     theta = frequencies(_check_even(d_model, "d_model"), base=base)  # (d/2,)
-    angles = np.arange(L)[:, None] * theta                           # (L, d/2)
+    angles = np.arange(start, start + L)[:, None] * theta            # (L, d/2)
     pe = np.empty((L, theta.size * 2))                               # (L, d)
     pe[:, 0::2] = np.sin(angles)
     pe[:, 1::2] = np.cos(angles)

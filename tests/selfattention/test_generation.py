@@ -21,7 +21,6 @@ from selfattention.generation import (
     generate,
     grouped_query_attention,
     kv_cache_bytes,
-    positions,
     scores_per_step,
     time_per_token,
     tiny_decoder,
@@ -267,7 +266,9 @@ def test_other_bad_inputs_are_refused():
     with pytest.raises(ValueError, match="k and v must have the same shape"):
         grouped_query_attention(np.ones((2, 1, 2)), np.ones((1, 3, 2)), np.ones((1, 2, 2)))
     with pytest.raises(ValueError, match="start must be an integer >= 0"):
-        positions(-1, 2, 4)
+        sa.sinusoidal_positions(2, 4, start=-1)
+    with pytest.raises(ValueError, match="d_model=7 is odd"):
+        tiny_decoder(d_model=7, h=1)
 
 
 # ---------------------------------------------------------------------------

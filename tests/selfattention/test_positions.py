@@ -63,6 +63,19 @@ def test_sinusoidal_matches_the_papers_formula_written_out(L, d):
     np.testing.assert_allclose(sa.sinusoidal_positions(L, d), expected, rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("start", [0, 1, 9, 1000])
+def test_a_later_start_gives_the_same_rows_as_the_longer_table(start):
+    np.testing.assert_array_equal(sa.sinusoidal_positions(5, 8, start=start),
+                                  sa.sinusoidal_positions(start + 5, 8)[start:])   # bit for bit: what a cache needs
+
+
+def test_a_bad_start_is_refused():
+    with pytest.raises(TypeError, match="start must be an integer >= 0, got 1.5"):
+        sa.sinusoidal_positions(2, 4, start=1.5)
+    with pytest.raises(ValueError, match="start must be an integer >= 0, got -1"):
+        sa.sinusoidal_positions(2, 4, start=-1)
+
+
 @pytest.mark.parametrize("k", [0, 1, 5, -3, 40])
 def test_moving_k_steps_is_one_matrix_for_every_position(k):
     pe = sa.sinusoidal_positions(120, 16)

@@ -25,7 +25,9 @@ lab (``data-lab``)      module
 
 The names both sides of a lab agree on (the element's class, ``data-lab``,
 the configuration block, ...) live in :mod:`booktools.labs.contract`, and
-in ``_static/sa/contract.js`` for the JavaScript.
+in ``_static/sa/contract.js`` for the JavaScript. The explorer keeps its gallery, its
+"Compute" button and its export in :mod:`booktools.labs.explorer_gallery`,
+:mod:`booktools.labs.explorer_compute` and :mod:`booktools.labs.explorer_export`.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 import selfattention as sa
-from selfattention.generation import VOCAB, positions
+from selfattention.generation import VOCAB
 
 from ..formatting import DECIMALS, fmt
 from ..html import HTMLBlock, esc
@@ -71,7 +71,7 @@ def generation_config(prompt: Sequence[str] = ("the", "cat", "sat"), steps: int 
     model = sa.tiny_decoder()
     ids = sa.generate(model, [VOCAB.index(w) for w in prompt], steps)
     n = len(ids)
-    x = model.embed[ids] + positions(0, n, model.d_model)  # (n, d_model)
+    x = model.embed[ids] + sa.sinusoidal_positions(n, model.d_model)  # (n, d_model)
     block = model.blocks[0]
     q = sa.split_heads(x @ block.w_q, model.h)[0]  # (n, d_head): head 0
     k = sa.split_heads(x @ block.w_k, model.kv_heads)[0]  # (n, d_head)

@@ -26,9 +26,10 @@ One module per chapter topic, and one shared compare step:
 
 A value counts as right within 100 eps (abs(expected) + the largest abs(expected)),
 eps being the machine epsilon of the answer: float32's for float32 arrays (as
-torch's .numpy() gives), float64's otherwise. Booleans and counts are
-compared exactly. The package exports every checker at its top level
-(``sa.check_scores``).
+torch's .numpy() gives), float64's otherwise; a float16 answer is judged with
+float16's rounding (10 of its eps), and an expected inf only by the same inf.
+Booleans and counts are compared exactly. The package exports every checker at its
+top level (``sa.check_scores``).
 
 Examples
 --------

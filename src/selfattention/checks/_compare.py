@@ -13,14 +13,23 @@ A value ``g`` counts as equal to the expected ``e`` when::
     |g - e| <= 100 * eps * (|e| + max |e|)
 
 elementwise, where ``max |e|`` is the largest magnitude of the whole
-expected array and ``eps`` is the machine epsilon of the precision the
-answer was computed in: float32's ``2**-23`` (about 1.2e-07) for an array
-of float32 or fewer bits (what ``torch.Tensor.numpy()`` gives), float64's
-``2**-52`` (about 2.2e-16) for anything else (float64, Python numbers,
-lists). So a right float32 answer is accepted (its rounding errors are a few
-eps), while an answer rounded to 2 or 4 decimals, or off by 1e-3, is not
-(for values up to about 10 in float32, up to about 1e10 in float64). Counts
-and booleans (``exact=True``) are compared exactly.
+expected array (of its finite values) and ``eps`` is the machine epsilon of
+the precision the answer was computed in: float32's ``2**-23`` (about
+1.2e-07) for a float32 array (what ``torch.Tensor.numpy()`` gives),
+float64's ``2**-52`` (about 2.2e-16) for anything else (float64, Python
+numbers, lists). So a right float32 answer is accepted (its rounding errors
+are a few eps), while an answer rounded to 2 or 4 decimals, or off by 1e-3,
+is not (for values up to about 10 in float32, up to about 1e10 in float64).
+
+A float16 answer is judged with float16's rounding: ``eps`` is float16's
+``2**-10`` (about 9.8e-04) and the factor 10, not 100 (float16 keeps about
+three digits, so rounding its inputs alone moves a result by an eps or two;
+100 of its eps would pass an answer 10% off). A float16 answer that is
+right to float16's precision is accepted; one off by 1e-1 is not.
+
+An expected ``inf`` or ``-inf`` (a masked score, say) is matched by the
+same infinity only, and does not widen the tolerance of the other values.
+Counts and booleans (``exact=True``) are compared exactly.
 
 The diagnoses
 -------------
@@ -39,16 +48,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: Machine epsilon of float32 and of float64.
+#: Machine epsilon of float16, float32 and float64.
+EPS16 = float(np.finfo(np.float16).eps)
 EPS32 = float(np.finfo(np.float32).eps)
 EPS64 = float(np.finfo(np.float64).eps)
 #: How many eps of the answer's precision a value may be off, relative to its own size plus the largest.
 FACTOR = 100
+#: The same for a float16 answer, whose eps is large: 10 of them (about 1e-2).
+FACTOR16 = 10
 
 #: The sentence every checker's docstring carries, word for word.
 TOLERANCE = ("A value counts as right within 100 eps (abs(expected) + the largest abs(expected)), eps being "
              "the machine epsilon of the answer: float32's for float32 arrays (as torch's .numpy() "
-             "gives), float64's otherwise.")
+             "gives), float64's otherwise; a float16 answer is judged with float16's rounding (10 of its "
+             "eps), and an expected inf only by the same inf.")
 
 #: The messages every checker of arrays shares; a checker lists those it can give.
 GENERIC = {
@@ -162,36 +175,62 @@ class Diagnoses:
 def precision(answer: np.ndarray) -> float:
     """The machine epsilon of the precision ``answer`` was computed in.
 
+    float16's for a float16 array, float32's for a float32 array, float64's
+    for anything else.
+
     Examples
     --------
     >>> precision(np.ones(2, np.float32)) == EPS32, precision(np.ones(2)) == EPS64
     (True, True)
+    >>> precision(np.ones(2, np.float16)) == EPS16
+    True
     """
     dtype = np.asarray(answer).dtype
-    return EPS32 if dtype.kind == "f" and dtype.itemsize <= 4 else EPS64
+    if dtype.kind != "f" or dtype.itemsize > 4:
+        return EPS64
+    return EPS16 if dtype.itemsize <= 2 else EPS32
 
 
 def tolerance(expected, eps: float) -> np.ndarray:
     """The largest difference accepted at each value: ``FACTOR * eps * (|e| + max |e|)``.
 
+    ``FACTOR`` is 100, or :data:`FACTOR16` (10) when ``eps`` is float16's:
+    float16's rounding, not 100 of its large eps. ``max |e|`` is taken over
+    the finite values; an infinite value gets tolerance 0 (only the same
+    infinity matches it, see :func:`close`).
+
     Examples
     --------
     >>> tolerance(np.array([1.0, -3.0]), EPS32).round(8)
     array([4.768e-05, 7.153e-05])
+    >>> tolerance(np.array([1.0, -3.0]), EPS16).round(4)
+    array([0.0391, 0.0586])
+    >>> tolerance(np.array([1.0, -np.inf]), EPS64) == [200 * EPS64, 0]
+    array([ True,  True])
     """
     e = np.abs(np.asarray(expected, dtype=np.float64))
-    top = float(e.max()) if e.size else 0.0
-    return FACTOR * eps * (e + top)
+    finite = np.isfinite(e)
+    top = float(e[finite].max()) if finite.any() else 0.0
+    factor = FACTOR16 if eps >= EPS16 else FACTOR
+    return np.where(finite, factor * eps * (np.where(finite, e, 0.0) + top), 0.0)
 
 
 def close(got: np.ndarray, expected, eps: float, *, exact: bool = False) -> bool:
     """Whether ``got`` equals ``expected``: same shape, every value within :func:`tolerance`.
+
+    A value equal to the expected one counts as close, so an expected
+    ``inf`` or ``-inf`` is matched by the same infinity (and only by it).
 
     Examples
     --------
     >>> e = np.array([2.8284271247461903])
     >>> close(e.astype(np.float32).astype(np.float64), e, EPS32), close(e.round(2), e, EPS32)
     (True, False)
+    >>> close(np.float16(e), e, EPS16), close(np.float16(e + 0.1), e, EPS16)
+    (True, False)
+    >>> m = np.array([0.5, -np.inf])
+    >>> close(m, m, EPS64), close(np.array([0.5, np.inf]), m, EPS64), close(np.array([0.5, -1e300]), m, EPS64)
+    (True, False, False)
     """
     if expected is None:
         return False
@@ -201,8 +240,9 @@ def close(got: np.ndarray, expected, eps: float, *, exact: bool = False) -> bool
     if exact:
         return bool(np.array_equal(got, expected))
     g = np.asarray(got, dtype=np.float64)
+    e = np.asarray(expected, dtype=np.float64)
     with np.errstate(invalid="ignore"):
-        return bool(np.all(np.abs(g - expected) <= tolerance(expected, eps)))
+        return bool(np.all((g == e) | (np.abs(g - e) <= tolerance(e, eps))))
 
 
 def two_numbers(got: float, expected: float) -> tuple[str, str]:
@@ -240,9 +280,12 @@ def where(index: tuple) -> str:
 
 
 def worst(got: np.ndarray, expected: np.ndarray, eps: float) -> tuple:
-    """The index of the value furthest outside the tolerance."""
+    """The index of the value furthest outside the tolerance (an equal value, an equal infinity too, is not)."""
     g = np.asarray(got, dtype=np.float64)
-    excess = np.abs(g - expected) - tolerance(expected, eps)
+    e = np.asarray(expected, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        excess = np.where(g == e, -np.inf, np.abs(g - e) - tolerance(e, eps))
+    excess = np.where(np.isnan(excess), np.inf, excess)  # NaN, or inf against another number: as far as can be
     return np.unravel_index(int(np.argmax(excess)), np.shape(expected)) if np.ndim(expected) else ()
 
 
@@ -313,7 +356,7 @@ def compare(answer, expected, diagnoses: Diagnoses, *, name: str, layout: str,
        expected values rounded to 0 to 8 decimals: "rounded".
     4. Another shape: "shape", followed by the message of
        ``shape_tips[shape]`` (a diagnosis id) if there is one.
-    5. NaN or inf: "not-finite".
+    5. NaN or inf where no such inf is expected: "not-finite".
     6. ``fallback(answer, eps)``, if given and not None; otherwise "value",
        with the worst value printed with enough digits to differ.
 
@@ -376,7 +419,7 @@ def compare(answer, expected, diagnoses: Diagnoses, *, name: str, layout: str,
         if tip is None:
             return Feedback(False, message, "shape")
         return Feedback(False, f"{message} {diagnoses.text(tip, **(tip_fields or {}))}", tip)
-    if not exact and not np.all(np.isfinite(got)):
+    if not exact and np.any(~np.isfinite(got) & (got != np.asarray(expected))):  # not an expected inf
         return diagnoses.wrong("not-finite", name=name)
     if fallback is not None:
         verdict = fallback(got, eps)

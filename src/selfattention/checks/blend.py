@@ -42,12 +42,13 @@ def check_blend(output, word: int = 2, x=None) -> Feedback:
     -------
     Feedback
         ``ok`` is True if ``output`` is right; the message names the likely
-        mistake otherwise (the shares instead of the blend, a plain
-        average, the scores used as shares, no scaling, another word,
-        rounded numbers). A value counts as right within 100 eps
-        (abs(expected) + the largest abs(expected)), eps being the machine epsilon
-        of the answer: float32's for float32 arrays (as torch's .numpy()
-        gives), float64's otherwise.
+        mistake otherwise (the shares instead of the blend, a plain average, the
+        scores used as shares, no scaling, another word, rounded numbers). A value
+        counts as right within 100 eps (abs(expected) + the largest
+        abs(expected)), eps being the machine epsilon of the answer: float32's for
+        float32 arrays (as torch's .numpy() gives), float64's otherwise; a float16
+        answer is judged with float16's rounding (10 of its eps), and an expected
+        inf only by the same inf.
 
     Raises
     ------

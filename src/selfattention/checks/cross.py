@@ -46,14 +46,15 @@ def check_cross_weights(weights, x_q=None, x_kv=None, w_q=None, w_k=None) -> Fee
     Returns
     -------
     Feedback
-        ``ok`` is True if ``weights`` is right; otherwise the message names
-        the likely slip: the table transposed (``K @ Q.T``), one sequence
-        used for both sides, softmax down the columns, the scores instead
-        of the weights, no query matrix, a missing scale, or rounded
-        numbers. A value counts as right within 100 eps (abs(expected) + the
-        largest abs(expected)), eps being the machine epsilon of the answer:
-        float32's for float32 arrays (as torch's .numpy() gives), float64's
-        otherwise.
+        ``ok`` is True if ``weights`` is right; otherwise the message names the
+        likely slip: the table transposed (``K @ Q.T``), one sequence used for
+        both sides, softmax down the columns, the scores instead of the
+        weights, no query matrix, a missing scale, or rounded numbers. A value
+        counts as right within 100 eps (abs(expected) + the largest
+        abs(expected)), eps being the machine epsilon of the answer: float32's
+        for float32 arrays (as torch's .numpy() gives), float64's otherwise; a
+        float16 answer is judged with float16's rounding (10 of its eps), and
+        an expected inf only by the same inf.
 
     Raises
     ------

@@ -47,13 +47,14 @@ def check_decode_step(out, q_new=None, k_new=None, v_new=None, k_cache=None, v_c
     Returns
     -------
     Feedback
-        ``ok`` is True if ``out`` is right; otherwise the message names the
-        likely slip: attending before appending the new keys, the top-left
-        mask, no mask, a missing scale, keys and values swapped, the
-        weights instead of the output, or rounded numbers. A value counts as
-        right within 100 eps (abs(expected) + the largest abs(expected)), eps being
-        the machine epsilon of the answer: float32's for float32 arrays (as
-        torch's .numpy() gives), float64's otherwise.
+        ``ok`` is True if ``out`` is right; otherwise the message names the likely
+        slip: attending before appending the new keys, the top-left mask, no mask,
+        a missing scale, keys and values swapped, the weights instead of the
+        output, or rounded numbers. A value counts as right within 100 eps
+        (abs(expected) + the largest abs(expected)), eps being the machine epsilon
+        of the answer: float32's for float32 arrays (as torch's .numpy() gives),
+        float64's otherwise; a float16 answer is judged with float16's rounding (10
+        of its eps), and an expected inf only by the same inf.
 
     Raises
     ------

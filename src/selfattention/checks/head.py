@@ -131,14 +131,15 @@ def check_head(head) -> Feedback:
     -------
     Feedback
         ``ok`` is True if ``head`` gives the right output on both heads;
-        otherwise the message names the likely mistake: ``Q @ K``,
-        ``Q * K.T``, a missing or wrong scale (``d_k``, ``sqrt(d_model)``,
-        ``sqrt(L)``), softmax over the wrong axis, the weights transposed,
-        ``K @ Q.T``, no softmax, the words instead of the values, the
-        weights instead of the output, or an error. A value counts as right
-        within 100 eps (abs(expected) + the largest abs(expected)), eps being the
-        machine epsilon of the answer: float32's for float32 arrays (as
-        torch's .numpy() gives), float64's otherwise.
+        otherwise the message names the likely mistake: ``Q @ K``, ``Q * K.T``, a
+        missing or wrong scale (``d_k``, ``sqrt(d_model)``, ``sqrt(L)``), softmax
+        over the wrong axis, the weights transposed, ``K @ Q.T``, no softmax, the
+        words instead of the values, the weights instead of the output, or an
+        error. A value counts as right within 100 eps (abs(expected) + the
+        largest abs(expected)), eps being the machine epsilon of the answer:
+        float32's for float32 arrays (as torch's .numpy() gives), float64's
+        otherwise; a float16 answer is judged with float16's rounding (10 of its
+        eps), and an expected inf only by the same inf.
 
     Notes
     -----

@@ -43,10 +43,11 @@ def check_gradient_step(c_next, c=1.0, learning_rate=LEARNING_RATE) -> Feedback:
         the gradient, the gradient or the step alone, a step without the
         learning rate (told apart only when ``learning_rate`` is not 1), a
         gradient that leaves out the ``1/sqrt(2)`` of the score or takes it
-        as ``1/2``, or a rounded number. A value
-        counts as right within 100 eps (abs(expected) + the largest
-        abs(expected)), eps being the machine epsilon of the answer: float32's
-        for float32 arrays (as torch's .numpy() gives), float64's otherwise.
+        as ``1/2``, or a rounded number. A value counts as right within 100 eps
+        (abs(expected) + the largest abs(expected)), eps being the machine
+        epsilon of the answer: float32's for float32 arrays (as torch's .numpy()
+        gives), float64's otherwise; a float16 answer is judged with float16's
+        rounding (10 of its eps), and an expected inf only by the same inf.
 
     Raises
     ------

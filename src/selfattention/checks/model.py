@@ -113,14 +113,16 @@ def check_strongest_head(weights, layer, head=None, *, sentence: str = RIVER, so
     Returns
     -------
     Feedback
-        ``ok`` is True if both parts are right; otherwise the message names
-        the likely slip: the table of the other direction, a forgotten
+        ``ok`` is True if both parts are right; otherwise the message names the
+        likely slip: the table of the other direction, a forgotten
         ``[..., 0]``, a flat index not unravelled, layer and head swapped,
-        counting from 1, the smallest weight instead of the largest, or
-        another head. A value counts as right within 100 eps (abs(expected) +
-        the largest abs(expected)), eps being the machine epsilon of the
-        answer: float32's for float32 arrays (as torch's .numpy() gives),
-        float64's otherwise. Booleans and counts are compared exactly.
+        counting from 1, the smallest weight instead of the largest, or another
+        head. A value counts as right within 100 eps (abs(expected) + the
+        largest abs(expected)), eps being the machine epsilon of the answer:
+        float32's for float32 arrays (as torch's .numpy() gives), float64's
+        otherwise; a float16 answer is judged with float16's rounding (10 of
+        its eps), and an expected inf only by the same inf. Booleans and counts
+        are compared exactly.
 
     Raises
     ------

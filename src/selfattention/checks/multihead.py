@@ -47,12 +47,13 @@ def check_split_heads(q_heads, q=None, h: int = 2) -> Feedback:
     -------
     Feedback
         ``ok`` is True if ``q_heads`` is right; the message names the likely
-        mistake otherwise (heads last, a reshape without the transpose,
-        columns dealt out in turn, the rows cut instead of the columns,
-        rounded numbers). A value counts as right within 100 eps
-        (abs(expected) + the largest abs(expected)), eps being the machine epsilon
-        of the answer: float32's for float32 arrays (as torch's .numpy()
-        gives), float64's otherwise.
+        mistake otherwise (heads last, a reshape without the transpose, columns
+        dealt out in turn, the rows cut instead of the columns, rounded numbers).
+        A value counts as right within 100 eps (abs(expected) + the largest
+        abs(expected)), eps being the machine epsilon of the answer: float32's for
+        float32 arrays (as torch's .numpy() gives), float64's otherwise; a float16
+        answer is judged with float16's rounding (10 of its eps), and an expected
+        inf only by the same inf.
 
     Raises
     ------

@@ -50,13 +50,15 @@ def check_rope(answer, x=None, position=None) -> Feedback:
     Returns
     -------
     Feedback
-        ``ok`` is True if ``answer`` is right; otherwise the message names
-        the likely slip: the "rotate half" layout, no pairing (each number
-        only scaled), the wrong base or exponent, a turn by ``position + 1``
-        or backwards, rounded numbers, or the shape. A value counts as right
-        within 100 eps (abs(expected) + the largest abs(expected)), eps being the
-        machine epsilon of the answer: float32's for float32 arrays (as
-        torch's .numpy() gives), float64's otherwise.
+        ``ok`` is True if ``answer`` is right; otherwise the message names the
+        likely slip: the "rotate half" layout, no pairing (each number only
+        scaled), the wrong base or exponent, a turn by ``position + 1`` or
+        backwards, rounded numbers, or the shape. A value counts as right within
+        100 eps (abs(expected) + the largest abs(expected)), eps being the
+        machine epsilon of the answer: float32's for float32 arrays (as torch's
+        .numpy() gives), float64's otherwise; a float16 answer is judged with
+        float16's rounding (10 of its eps), and an expected inf only by the same
+        inf.
 
     Raises
     ------

@@ -34,12 +34,13 @@ def check_rnn_states(states, x, w: float) -> Feedback:
     -------
     Feedback
         ``ok`` is True if ``states`` equals :func:`~selfattention.rnn_states`;
-        otherwise the message says what looks wrong (a missing ``tanh``,
-        only the last summary, a summary that is not carried over, rounded
+        otherwise the message says what looks wrong (a missing ``tanh``, only
+        the last summary, a summary that is not carried over, rounded
         numbers...). A value counts as right within 100 eps (abs(expected) +
         the largest abs(expected)), eps being the machine epsilon of the
         answer: float32's for float32 arrays (as torch's .numpy() gives),
-        float64's otherwise.
+        float64's otherwise; a float16 answer is judged with float16's rounding
+        (10 of its eps), and an expected inf only by the same inf.
 
     Raises
     ------

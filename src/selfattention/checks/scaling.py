@@ -42,13 +42,14 @@ def check_scaled_row(row, q=None, k=None) -> Feedback:
     -------
     Feedback
         ``ok`` is True if ``row`` is right; otherwise the message names the
-        likely slip: no division, a division by ``d_k``, a multiplication
-        by ``sqrt(d_k)``, a division by the square root of the number of
-        keys, the weights instead of the scores, rounded numbers, or the
-        shape. A value counts as right within 100 eps (abs(expected) + the
-        largest abs(expected)), eps being the machine epsilon of the answer:
-        float32's for float32 arrays (as torch's .numpy() gives), float64's
-        otherwise.
+        likely slip: no division, a division by ``d_k``, a multiplication by
+        ``sqrt(d_k)``, a division by the square root of the number of keys, the
+        weights instead of the scores, rounded numbers, or the shape. A value
+        counts as right within 100 eps (abs(expected) + the largest
+        abs(expected)), eps being the machine epsilon of the answer: float32's
+        for float32 arrays (as torch's .numpy() gives), float64's otherwise; a
+        float16 answer is judged with float16's rounding (10 of its eps), and
+        an expected inf only by the same inf.
 
     Raises
     ------

@@ -50,12 +50,13 @@ def check_scores(scores, x=None) -> Feedback:
     Returns
     -------
     Feedback
-        ``ok`` is True if ``scores`` is right; the message says what is
-        wrong otherwise (shape, a missing scale, a transposed product,
-        rounded numbers...). A value counts as right within 100 eps
-        (abs(expected) + the largest abs(expected)), eps being the machine epsilon
-        of the answer: float32's for float32 arrays (as torch's .numpy()
-        gives), float64's otherwise.
+        ``ok`` is True if ``scores`` is right; the message says what is wrong
+        otherwise (shape, a missing scale, a transposed product, rounded
+        numbers...). A value counts as right within 100 eps (abs(expected) + the
+        largest abs(expected)), eps being the machine epsilon of the answer:
+        float32's for float32 arrays (as torch's .numpy() gives), float64's
+        otherwise; a float16 answer is judged with float16's rounding (10 of its
+        eps), and an expected inf only by the same inf.
 
     Raises
     ------
@@ -116,10 +117,11 @@ def check_head_scores(scores, x=None, w_q=None, w_k=None) -> Feedback:
         the likely slip: the shape, keys against queries (``K @ Q.T``), a
         query or key used twice, the raw words instead of the projections
         (told apart from queries used twice only when ``w_q`` is not the
-        identity), a missing scale, or rounded numbers. A value counts as right within
-        100 eps (abs(expected) + the largest abs(expected)), eps being the machine
-        epsilon of the answer: float32's for float32 arrays (as torch's
-        .numpy() gives), float64's otherwise.
+        identity), a missing scale, or rounded numbers. A value counts as right
+        within 100 eps (abs(expected) + the largest abs(expected)), eps being the
+        machine epsilon of the answer: float32's for float32 arrays (as torch's
+        .numpy() gives), float64's otherwise; a float16 answer is judged with
+        float16's rounding (10 of its eps), and an expected inf only by the same inf.
 
     Raises
     ------

@@ -22,11 +22,14 @@ import selfattention as sa
 from selfattention import checks, minilm
 from selfattention.bert import attention_from_to
 from selfattention.checks._compare import (
+    EPS16,
     EPS32,
     EPS64,
     REGISTRY,
     TOLERANCE,
+    Diagnoses,
     close,
+    compare,
     precision,
     rounded_to,
     tolerance,
@@ -159,6 +162,56 @@ def test_a_right_answer_is_accepted_in_float64_and_float32(name, dtype):
 
 
 @pytest.mark.parametrize("name", sorted(RIGHT))
+def test_a_right_answer_computed_in_float16_is_judged_with_float16s_rounding(name):
+    make, check = RIGHT[name]
+    answer = make(np.float16)
+    assert answer.dtype == np.float16
+    verdict = check(answer)
+    assert verdict.ok, verdict.message
+    # the same numbers as float32 are judged with float32's eps, and refused: the refusal this fixes
+    assert not check(answer.astype(np.float32)).ok or np.array_equal(answer, make(np.float64))
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_a_float16_answer_off_by_five_percent_is_refused(name):
+    make, check = RIGHT[name]
+    answer = make(np.float16).copy()
+    i = np.argmax(np.abs(answer))
+    answer.flat[i] += np.float16(0.05 * (abs(float(answer.flat[i])) + 1))
+    verdict = check(answer)
+    assert not verdict.ok, verdict.message
+
+
+def test_check_head_accepts_a_head_computed_in_float16():
+    def head(X, W_Q, W_K, W_V):
+        X, W_Q, W_K, W_V = as_(np.float16, X, W_Q, W_K, W_V)
+        Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+        return softmax(Q @ K.T / np.sqrt(np.float16(Q.shape[-1]))) @ V
+
+    assert sa.check_head(head).ok
+
+
+MASKED = Diagnoses("check_masked_demo", "Right.", {}, generic=["not-finite", "value"], register=False)
+
+
+def test_an_expected_infinity_is_matched_by_the_same_infinity_only():
+    e = np.array([[1.0, -np.inf], [0.5, 2.0]])    # masked scores
+    assert compare(e.copy(), e, MASKED, name="scores", layout="").ok
+    assert compare(e.astype(np.float32), e, MASKED, name="scores", layout="").ok
+    assert close(np.array([np.inf]), np.array([np.inf]), EPS64)
+    verdict = compare(np.where(np.isinf(e), -1e9, e), e, MASKED, name="scores", layout="")
+    assert verdict.slip == "value" and "-1e+09 where -inf was expected" in verdict.message, verdict.message
+    assert compare(-e, e, MASKED, name="scores", layout="").slip == "not-finite"     # +inf where -inf is expected
+
+
+def test_an_expected_infinity_does_not_widen_the_tolerance_of_the_other_values():
+    e = np.array([1.0, -np.inf])
+    assert np.isfinite(tolerance(e, EPS64)).all() and tolerance(e, EPS64)[1] == 0
+    verdict = compare(np.array([1.001, -np.inf]), e, MASKED, name="scores", layout="")
+    assert verdict.slip == "value" and "1.001 where 1 was expected" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
 def test_a_float32_answer_turned_into_a_python_list_is_judged_as_float64(name):
     make, check = RIGHT[name]
     assert check(make(np.float64).tolist()).ok
@@ -248,7 +301,7 @@ def test_counts_and_masks_are_exact():
 
 def test_precision_follows_the_answer_dtype():
     assert precision(np.zeros(2, np.float32)) == EPS32 == 2.0**-23
-    assert precision(np.zeros(2, np.float16)) == EPS32
+    assert precision(np.zeros(2, np.float16)) == EPS16 == 2.0**-10
     assert precision(np.zeros(2)) == EPS64 == 2.0**-52
     assert precision(np.zeros(2, int)) == EPS64
 
@@ -257,6 +310,7 @@ def test_the_tolerance_formula():
     e = np.array([0.0, 1.0, -4.0])
     np.testing.assert_allclose(tolerance(e, EPS32), 100 * 2.0**-23 * np.array([4.0, 5.0, 8.0]), rtol=1e-15)
     np.testing.assert_allclose(tolerance(e, EPS64), 100 * 2.0**-52 * np.array([4.0, 5.0, 8.0]), rtol=1e-15)
+    np.testing.assert_allclose(tolerance(e, EPS16), 10 * 2.0**-10 * np.array([4.0, 5.0, 8.0]), rtol=1e-15)
 
 
 def test_close_just_inside_and_just_outside():
