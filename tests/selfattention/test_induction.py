@@ -63,9 +63,9 @@ def test_forward_pass_matches_pytorch():
 def test_the_kv_cache_gives_the_full_pass(shipped):
     params = shipped["params"]
     out = continue_sequence(params, "ABCDEFABC", 5)
-    tokens = task.encode(out["text"])
+    tokens = task.symbols_to_tokens(out["text"])
     logits, trace = model.forward(params, tokens[:-1])
-    assert task.decode(logits[0, 8:].argmax(axis=-1)) == out["text"][9:]
+    assert task.tokens_to_symbols(logits[0, 8:].argmax(axis=-1)) == out["text"][9:]
     for step, weights in enumerate(out["weights"]):
         t = 8 + step                                                   # the row that chose symbol t + 1
         for layer in range(model.LAYERS):
@@ -86,7 +86,7 @@ def test_parameters_with_a_wrong_shape_are_named():
 
 def test_symbols_outside_the_vocabulary_are_named():
     with pytest.raises(ValueError, match="'Z'"):
-        task.encode("ABZ")
+        task.symbols_to_tokens("ABZ")
     with pytest.raises(ValueError, match="symbols 0 to 15"):
         model.forward(model.init_params(0), [0, 16])
     with pytest.raises(ValueError, match=r"no head \(2, 0\)"):
@@ -104,6 +104,6 @@ def test_the_two_copies_are_equal_and_the_guesses_split_evenly():
 
 
 def test_key_parts_add_up_to_the_score(shipped):
-    parts = circuits.key_parts(shipped["params"], task.encode("ABCDEFABC"), query=8, key=3, head=0)
+    parts = circuits.key_parts(shipped["params"], task.symbols_to_tokens("ABCDEFABC"), query=8, key=3, head=0)
     total = parts.pop("total")
     assert np.isclose(sum(parts.values()), total)

@@ -70,10 +70,12 @@ def check_induction_score(score, layer: int = 1, head: int = 0) -> Feedback:
     Returns
     -------
     Feedback
-        ``ok`` is True within the shared tolerance (float32's for a float32
-        answer); otherwise the message names the slip: the previous-token
-        score, the weight on the earlier occurrence itself, or another
-        head's score.
+        ``ok`` is True if ``score`` is the head's induction score;
+        otherwise the message names the slip: the previous-token score, the
+        weight on the earlier occurrence itself, or another head's score.
+        A value counts as right within 100 eps (abs(expected) + the largest abs(expected)),
+        eps being the machine epsilon of the answer: float32's for float32 arrays (as
+        torch's .numpy() gives), float64's otherwise.
 
     Raises
     ------
@@ -93,14 +95,14 @@ def check_induction_score(score, layer: int = 1, head: int = 0) -> Feedback:
     _, trace = forward(params, batch.tokens)
     w = trace[layer]["weights"][:, head]                               # (B, n, n)
     b, t, j = (np.array(c) for c in zip(*circuits.induction_targets(batch)))
-    slips = [(circuits.previous_token_scores(params, batch)[layer, head], "previous", {}),
-             (w[b, t, j - 1].mean(), "duplicate", {})]
+    fields = {"layer": layer, "head": head}
+    slips = [(circuits.previous_token_scores(params, batch)[layer, head], "previous", fields),
+             (w[b, t, j - 1].mean(), "duplicate", fields)]
     for other_layer in range(LAYERS):
         for other_head in range(HEADS):
             if (other_layer, other_head) != (layer, head):
                 slips.append((expected[other_layer, other_head], "other-head",
-                              {"other": f"{other_layer}.{other_head}"}))
-    fields = {"layer": layer, "head": head}
+                              {**fields, "other": f"{other_layer}.{other_head}"}))
     value = float(expected[layer, head])
     return compare(score, np.array(value), SCORE, name="score", layout="one number.", slips=slips,
                    tip_fields=fields, right={**fields, "score": f"{value:.3f}"})
@@ -122,9 +124,11 @@ def check_ablated_loss(loss, layer: int = 0, head: int = 0) -> Feedback:
     Returns
     -------
     Feedback
-        ``ok`` is True within the shared tolerance; otherwise the message
-        names the slip: no head ablated, the first copy's loss, or another
-        head ablated.
+        ``ok`` is True if ``loss`` is that loss; otherwise the message names
+        the slip: no head ablated, the first copy's loss, or another head
+        ablated. A value counts as right within 100 eps (abs(expected) + the largest abs(expected)),
+        eps being the machine epsilon of the answer: float32's for float32 arrays (as
+        torch's .numpy() gives), float64's otherwise.
 
     Raises
     ------
@@ -142,12 +146,12 @@ def check_ablated_loss(loss, layer: int = 0, head: int = 0) -> Feedback:
     layer, head = _head(layer, head)
     params, batch = training.load()["params"], exercise_batch()
     first, second = training.copy_losses(params, batch, ablate=[(layer, head)])
-    slips = [(training.copy_losses(params, batch)[1], "not-ablated", {}), (first, "first-copy", {})]
+    fields = {"layer": layer, "head": head}
+    slips = [(training.copy_losses(params, batch)[1], "not-ablated", fields), (first, "first-copy", fields)]
     for other_layer in range(LAYERS):
         for other_head in range(HEADS):
             if (other_layer, other_head) != (layer, head):
                 slips.append((training.copy_losses(params, batch, ablate=[(other_layer, other_head)])[1],
-                              "other-head", {"other": f"{other_layer}.{other_head}"}))
-    fields = {"layer": layer, "head": head}
+                              "other-head", {**fields, "other": f"{other_layer}.{other_head}"}))
     return compare(loss, np.array(second), ABLATED, name="loss", layout="one number.", slips=slips,
                    tip_fields=fields, right={**fields, "loss": f"{second:.3f}"})

@@ -19,9 +19,9 @@ The trained model, from the shipped file, continues a pattern it has seen once:
 from .circuits import ablation_table, induction_scores, key_parts, previous_token_scores
 from .generation import continue_sequence
 from .model import D_HEAD, D_MODEL, HEADS, LAYERS, forward, init_params
-from .task import N_POSITIONS, SYMBOLS, VOCAB, copying_batch, decode, encode
+from .task import N_POSITIONS, SYMBOLS, VOCAB, copying_batch, symbols_to_tokens, tokens_to_symbols
 from .training import load, train
 
-__all__ = ["ablation_table", "continue_sequence", "copying_batch", "D_HEAD", "D_MODEL", "decode", "encode",
-           "forward", "HEADS", "induction_scores", "init_params", "key_parts", "LAYERS", "load", "N_POSITIONS",
-           "previous_token_scores", "SYMBOLS", "train", "VOCAB"]
+__all__ = ["ablation_table", "continue_sequence", "copying_batch", "D_HEAD", "D_MODEL", "forward", "HEADS",
+           "induction_scores", "init_params", "key_parts", "LAYERS", "load", "N_POSITIONS", "previous_token_scores",
+           "symbols_to_tokens", "SYMBOLS", "tokens_to_symbols", "train", "VOCAB"]

@@ -12,10 +12,10 @@ import numpy as np
 
 from ..softmax import softmax
 from .model import D_HEAD, HEADS, LAYERS, check_params
-from .task import N_POSITIONS, decode, encode
+from .task import N_POSITIONS, symbols_to_tokens, tokens_to_symbols
 
 
-def decode_step(params, token: int, position: int, cache: dict) -> tuple[np.ndarray, list[np.ndarray]]:
+def read_symbol(params, token: int, position: int, cache: dict) -> tuple[np.ndarray, list[np.ndarray]]:
     """Feed one symbol at ``position``; return its logits and each layer's attention weights.
 
     Parameters
@@ -56,7 +56,7 @@ def continue_sequence(params, text, steps: int) -> dict:
     ----------
     params : dict of numpy.ndarray
     text : str
-        Symbols ``A`` to ``P`` (see :func:`~.task.encode`).
+        Symbols ``A`` to ``P`` (see :func:`~.task.symbols_to_tokens`).
     steps : int
         How many symbols to write; the whole must fit in ``N_POSITIONS``.
 
@@ -81,7 +81,7 @@ def continue_sequence(params, text, steps: int) -> dict:
     (8, 2)
     """
     params = check_params(params)
-    tokens = encode(text).tolist()
+    tokens = symbols_to_tokens(text).tolist()
     if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool) or steps < 0:
         raise ValueError(f"steps must be a whole number >= 0, got {steps!r}")
     if len(tokens) + steps > N_POSITIONS:
@@ -89,7 +89,7 @@ def continue_sequence(params, text, steps: int) -> dict:
     cache = {"k": [np.zeros((HEADS, 0, D_HEAD))] * LAYERS, "v": [np.zeros((HEADS, 0, D_HEAD))] * LAYERS}
     cache = {"k": list(cache["k"]), "v": list(cache["v"])}
     for position, token in enumerate(tokens):
-        logits, weights = decode_step(params, token, position, cache)
+        logits, weights = read_symbol(params, token, position, cache)
     probabilities, chosen_weights = [], []
     for _ in range(steps):
         p = softmax(logits)
@@ -98,5 +98,5 @@ def continue_sequence(params, text, steps: int) -> dict:
         chosen_weights.append(weights)
         tokens.append(token)
         if len(tokens) < N_POSITIONS:
-            logits, weights = decode_step(params, token, len(tokens) - 1, cache)
-    return {"text": decode(tokens), "probabilities": np.array(probabilities), "weights": chosen_weights}
+            logits, weights = read_symbol(params, token, len(tokens) - 1, cache)
+    return {"text": tokens_to_symbols(tokens), "probabilities": np.array(probabilities), "weights": chosen_weights}

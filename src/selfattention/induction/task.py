@@ -104,7 +104,7 @@ def copy_positions(batch: Batch) -> tuple[np.ndarray, np.ndarray]:
     return first, second
 
 
-def encode(text: str) -> np.ndarray:
+def symbols_to_tokens(text: str) -> np.ndarray:
     """Symbols as the model's integers: ``"ABA"`` is ``[0, 1, 0]``.
 
     Spaces are ignored and lower case counts as upper case.
@@ -119,7 +119,7 @@ def encode(text: str) -> np.ndarray:
 
     Examples
     --------
-    >>> encode("ab c").tolist()
+    >>> symbols_to_tokens("ab c").tolist()
     [0, 1, 2]
     """
     if not isinstance(text, str):
@@ -133,12 +133,12 @@ def encode(text: str) -> np.ndarray:
     return np.array([SYMBOLS.index(c) for c in letters], dtype=np.int64)
 
 
-def decode(tokens) -> str:
+def tokens_to_symbols(tokens) -> str:
     """The model's integers as symbols: ``[0, 1, 0]`` is ``"ABA"``.
 
     Examples
     --------
-    >>> decode([0, 1, 15])
+    >>> tokens_to_symbols([0, 1, 15])
     'ABP'
     """
     return "".join(SYMBOLS[int(t)] for t in np.asarray(tokens).ravel())
