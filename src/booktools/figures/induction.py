@@ -62,7 +62,7 @@ def plot_copy_losses(steps, first, second, *, log_vocab: float, drop_step: int) 
 
 
 def plot_two_heads(previous, induction, symbols: Sequence[str], titles: Sequence[str]) -> Figure:
-    """The weights of the previous-token head and of the induction head on one sequence, side by side.
+    """The weights of the previous-token head and of the induction head on one sequence, one above the other.
 
     Parameters
     ----------
@@ -84,8 +84,8 @@ def plot_two_heads(previous, induction, symbols: Sequence[str], titles: Sequence
     ['head 0.0', 'head 1.0']
     """
     tables = np.stack([np.asarray(previous, dtype=float), np.asarray(induction, dtype=float)])
-    labels = [f"{s}{i}" for i, s in enumerate(symbols)]
-    return heatmap_grid(tables, labels, list(titles), columns=2, bar_label="attention weight (0 to 1)",
+    # One heatmap a row: 24 positions need the page's whole width to keep every label legible.
+    return heatmap_grid(tables, list(symbols), list(titles), columns=1, bar_label="attention weight (0 to 1)",
                         title_in=0.3, margin_in=1.0)
 
 

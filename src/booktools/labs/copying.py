@@ -9,7 +9,7 @@ look: the previous-token head of layer 0 and the induction head of layer 1.
 
 The lab computes in the browser (``_static/sa/maths.js``, ``copyingStep``)
 with the parameters this configuration holds, rounded to
-:data:`SIGNIFICANT` digits. The browser tests compute the package's values
+``SIGNIFICANT`` digits. The browser tests compute the package's values
 for the lab's test states from that same configuration
 (:func:`copying_fixture`).
 """

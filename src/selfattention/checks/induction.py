@@ -1,7 +1,7 @@
 """Checkers of the exercises on the copying model (chapter "Two heads that learned to copy").
 
-Both use the shipped trained model (:func:`selfattention.induction.load`)
-and the exercise's held-out sequences (:func:`exercise_batch`).
+Both use the shipped trained model (:func:`~selfattention.induction.training.load`)
+and the exercise's held-out sequences (``exercise_batch()``).
 """
 
 from __future__ import annotations
@@ -54,9 +54,11 @@ def _head(layer, head) -> tuple[int, int]:
 
 
 def check_induction_score(score, layer: int = 1, head: int = 0) -> Feedback:
-    """Check the reader's induction score of one head, on :func:`exercise_batch`.
+    """Check the reader's induction score of one head.
 
-    The right answer is :func:`selfattention.induction.induction_scores`
+    The sequences are ``exercise_batch()`` (in this module).
+
+    The right answer is :func:`~selfattention.induction.circuits.induction_scores`
     at ``[layer, head]``: over every query ``t`` of the second copy, the mean
     weight on position ``t - m + 1``.
 
@@ -109,7 +111,9 @@ def check_induction_score(score, layer: int = 1, head: int = 0) -> Feedback:
 
 
 def check_ablated_loss(loss, layer: int = 0, head: int = 0) -> Feedback:
-    """Check the reader's loss on the second copy with one head set to zero, on :func:`exercise_batch`.
+    """Check the reader's loss on the second copy with one head set to zero.
+
+    The sequences are ``exercise_batch()`` (in this module).
 
     The right answer is the second value of
     ``copy_losses(params, exercise_batch(), ablate=[(layer, head)])``.

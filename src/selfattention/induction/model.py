@@ -3,8 +3,8 @@
 An attention-only decoder, as Elhage et al. (2021) study it:
 
 * each symbol is a row of the embedding ``W_E``, which starts the residual
-  stream ``x`` (one row of :data:`D_MODEL` numbers per position);
-* each of the :data:`LAYERS` layers has :data:`HEADS` causal heads. Head
+  stream ``x`` (one row of ``D_MODEL`` numbers per position);
+* each of the ``LAYERS`` layers has ``HEADS`` causal heads. Head
   ``a`` of layer ``l`` reads the stream through its own ``W_Q``, ``W_K`` and
   ``W_V`` columns, and the heads' joined outputs go through ``W_O`` and are
   *added* to the stream (a residual connection);
@@ -19,20 +19,16 @@ use a position to choose where to look, but what it moves is symbols only.
 The parameters are one dict of arrays (float64), the layout the shipped file
 ``weights.npz`` has:
 
-===========  =============================  ==============================
-name         shape                          what it does
-===========  =============================  ==============================
-``W_E``      (VOCAB, D_MODEL)               symbol -> stream
-``W_pos``    (N_POSITIONS, D_MODEL)         position -> query/key input
-``W_Q``      (LAYERS, D_MODEL, HEADS*D_HEAD)  ``q = (x + W_pos) @ W_Q[l]``
-``W_K``      (LAYERS, D_MODEL, HEADS*D_HEAD)  ``k = (x + W_pos) @ W_K[l]``
-``W_V``      (LAYERS, D_MODEL, HEADS*D_HEAD)  ``v = x @ W_V[l]``
-``W_O``      (LAYERS, HEADS*D_HEAD, D_MODEL)  joined heads -> stream
-``W_U``      (D_MODEL, VOCAB)               stream -> logits
-===========  =============================  ==============================
+* ``W_E`` (VOCAB, D_MODEL): symbol to stream;
+* ``W_pos`` (N_POSITIONS, D_MODEL): position to the queries' and keys' input;
+* ``W_Q``, ``W_K`` (LAYERS, D_MODEL, HEADS * D_HEAD): ``q = (x + W_pos) @ W_Q[l]``,
+  ``k = (x + W_pos) @ W_K[l]``;
+* ``W_V`` (LAYERS, D_MODEL, HEADS * D_HEAD): ``v = x @ W_V[l]``;
+* ``W_O`` (LAYERS, HEADS * D_HEAD, D_MODEL): the joined heads to the stream;
+* ``W_U`` (D_MODEL, VOCAB): the stream to logits.
 
 Head ``a`` owns columns ``a*D_HEAD`` to ``(a+1)*D_HEAD`` of ``W_Q``, ``W_K``
-and ``W_V`` (as :func:`~selfattention.multihead.split_heads` cuts them), and
+and ``W_V`` (as :func:`~selfattention.split_heads` cuts them), and
 the same rows of ``W_O``.
 """
 

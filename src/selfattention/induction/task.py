@@ -30,7 +30,7 @@ SEGMENT_LENGTHS = (4, 10)
 class Batch(NamedTuple):
     """Sequences of the copying task, and where their two copies stand."""
 
-    #: (B, n) integers: the symbols.
+    #: (B, N_POSITIONS) integers: the symbols.
     tokens: np.ndarray
     #: (B,) position of the first copy's first symbol.
     starts: np.ndarray
