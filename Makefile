@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 SPHINXOPTS ?= -n -W --keep-going -j 2
 PORT   ?= 8000
 
-.PHONY: venv runtime model-f16 html pdf pdf-tools serve lint test test-fast bench bench-explorer lighthouse repro-check clean reset
+.PHONY: venv runtime model-f16 induction-weights html pdf pdf-tools serve lint test test-fast bench bench-induction bench-explorer lighthouse repro-check clean reset
 
 # Create the virtual environment and install the pinned requirements, the library and the
 # book's tooling once; reinstall when a requirements or project file changes.
@@ -92,6 +92,16 @@ $(VENV)/.bench-installed: $(STAMP)
 
 bench: $(VENV)/.bench-installed
 	$(BIN)/python bench/attention_bench.py
+
+# The copying model's trained weights (chapter "Two heads that learned to copy"), from its seed:
+# writes src/selfattention/induction/weights.npz (a few minutes on one core).
+induction-weights: $(STAMP)
+	$(BIN)/python -m selfattention.induction
+
+# Benchmark (not a test): the time to train the copying model with the book's settings, and that
+# the result is the shipped weights bit for bit; writes _build/induction-bench.json.
+bench-induction: $(STAMP)
+	$(BIN)/python bench/induction_bench.py
 
 # Benchmark (not a test): the explorer's Compute in Chromium, from the press to the heatmap,
 # 16 and 128 tokens, cold, cached and warm, desktop and 4x slower CPU, with the bytes sent;

@@ -24,7 +24,13 @@ def build_book(outdir: Path) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="session")
 def built_book(tmp_path_factory) -> Path:
-    """The HTML of a fresh build in a temporary folder (the build must pass)."""
+    """The HTML of a fresh build in a temporary folder (the build must pass).
+
+    ``SA_BUILT_BOOK=path/to/html`` tests an existing build instead, while a page or a lab is being
+    written (never in CI: there every session builds the book itself).
+    """
+    if os.environ.get("SA_BUILT_BOOK") and not in_ci():
+        return Path(os.environ["SA_BUILT_BOOK"])
     out = tmp_path_factory.mktemp("book")
     result = build_book(out)
     if result.returncode != 0:

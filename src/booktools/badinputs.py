@@ -342,6 +342,8 @@ CASES: tuple[BadInput, ...] = (
     BadInput("rope_rotate_half", "3 `positions` for 2 rows", "positions", (np.ones((2, 4)), [0, 1, 2])),
     BadInput("rope_pair_order", "`d` = 3 is odd", "d", (3,)),
     BadInput("check_rope", "`position` = -1", "position", ([1.0, 0.0],), {"position": -1}),
+    BadInput("check_induction_score", "`layer` = 2, past the last layer", "layer", (0.5,), {"layer": 2}),
+    BadInput("check_ablated_loss", "`head` = -1", "head", (1.0,), {"head": -1}),
     BadInput("alibi_slopes", "`h` = 0", "h", (0,)),
     BadInput("alibi_bias", "`causal` is a string", "causal", (3, 2), {"causal": "yes"}),
     BadInput("learned_positions", "`positions` = [512], past the table", "positions", ([512],)),

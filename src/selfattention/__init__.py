@@ -10,7 +10,8 @@ Two layers:
   cross-attention and the bottom-right causal mask
   (:mod:`selfattention.cross`, :mod:`selfattention.causal_alignment`),
   a tiny causal decoder that writes one token at a time with a KV cache
-  (:mod:`selfattention.generation`),
+  (:mod:`selfattention.generation`), a two-layer attention-only model
+  trained to copy, with its induction head (:mod:`selfattention.induction`),
   the position schemes: sinusoidal, learned, RoPE and ALiBi
   (:mod:`selfattention.positions`),
   the recurrent network that attention replaces (:mod:`selfattention.rnn`),
@@ -37,6 +38,7 @@ from . import (
     cross,
     fast,
     generation,
+    induction,
     learning,
     minilm,
     multihead,
@@ -52,6 +54,7 @@ from .bert import BertConfig, BertOutput, bert_forward, erf, gelu, layer_norm
 from .causal_alignment import causal_mask_bottom_right
 from .checks import (
     Feedback,
+    check_ablated_loss,
     check_blend,
     check_causal_mask,
     check_cross_weights,
@@ -60,6 +63,7 @@ from .checks import (
     check_head,
     check_head_counts,
     check_head_scores,
+    check_induction_score,
     check_rnn_states,
     check_rope,
     check_scaled_row,
@@ -147,6 +151,7 @@ __all__ = [
     "causal_alignment",
     "causal_mask",
     "causal_mask_bottom_right",
+    "check_ablated_loss",
     "check_blend",
     "check_causal_mask",
     "check_cross_weights",
@@ -155,6 +160,7 @@ __all__ = [
     "check_head",
     "check_head_counts",
     "check_head_scores",
+    "check_induction_score",
     "check_rnn_states",
     "check_rope",
     "check_scaled_row",
@@ -180,6 +186,7 @@ __all__ = [
     "gelu",
     "generate",
     "generation",
+    "induction",
     "gradient_step",
     "grouped_query_attention",
     "head_loss_and_gradients",

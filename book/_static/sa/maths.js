@@ -153,3 +153,38 @@ export function maskedSoftmax(row, allowed) {
 export function maskedWeights(scoreTable, allowed) {
   return scoreTable.map((row, i) => maskedSoftmax(row, allowed[i]));
 }
+
+// One step of the copying model with a KV cache (selfattention.induction.generation.decode_step):
+// feed `token` at `position`; the keys and values join `cache` ({k: [layer][head][t][d],
+// v: ...}, updated in place). Positions are added to the queries' and keys' input only.
+// Returns the logits of the next symbol and each layer's weights, [layer][head][t].
+export function copyingStep(p, cache, token, position, dHead) {
+  const vecMat = (x, m) => m[0].map((_, c) => x.reduce((t, xi, r) => t + xi * m[r][c], 0));
+  let x = p.W_E[token].slice();
+  const weights = [];
+  for (let layer = 0; layer < p.W_Q.length; layer += 1) {
+    const qkIn = x.map((v, c) => v + p.W_pos[position][c]);
+    const [q, k, v] = [vecMat(qkIn, p.W_Q[layer]), vecMat(qkIn, p.W_K[layer]), vecMat(x, p.W_V[layer])];
+    const heads = q.length / dHead;
+    const z = [];
+    const layerWeights = [];
+    for (let a = 0; a < heads; a += 1) {
+      const part = (row) => row.slice(a * dHead, (a + 1) * dHead);
+      cache.k[layer][a].push(part(k));
+      cache.v[layer][a].push(part(v));
+      const w = softmax(cache.k[layer][a].map((key) => dot(part(q), key) / Math.sqrt(dHead)));
+      layerWeights.push(w);
+      z.push(...weightedAverage([w], cache.v[layer][a])[0]);
+    }
+    const added = vecMat(z, p.W_O[layer]);
+    x = x.map((xi, c) => xi + added[c]);
+    weights.push(layerWeights);
+  }
+  return { logits: vecMat(x, p.W_U), weights };
+}
+
+// An empty KV cache for copyingStep: one list of keys and one of values per layer and head.
+export function copyingCache(layers, heads) {
+  const lists = () => Array.from({ length: layers }, () => Array.from({ length: heads }, () => []));
+  return { k: lists(), v: lists() };
+}

@@ -21,6 +21,7 @@ lab (``data-lab``)      module
 ``mask``                :mod:`booktools.labs.mask`
 ``generation``          :mod:`booktools.labs.generation`
 ``position-dial``       :mod:`booktools.labs.position_dial`
+``copying``             :mod:`booktools.labs.copying`
 ======================  ==============================================
 
 The names both sides of a lab agree on (the element's class, ``data-lab``,
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 from . import (
     contract,
+    copying,
     explorer,
     generation,
     grid,
@@ -62,6 +64,7 @@ FIXTURES = {
     "mask": mask.mask_fixture,
     "generation": generation.generation_fixture,
     "position-dial": position_dial.position_dial_fixture,
+    "copying": copying.copying_fixture,
 }
 
 
@@ -89,12 +92,10 @@ def fixture(name: str, config: dict) -> dict:
     --------
     >>> fixture("grid", grid.grid_config())["states"][0]["count"]
     '64'
-    >>> fixture("slider", {})  # doctest: +NORMALIZE_WHITESPACE
+    >>> fixture("slider", {})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: no lab 'slider'; the labs are ['weighted-average', 'explorer', 'grid', 'referent-game',
-      'three-moves', 'qkv', 'qkv-trace', 'learning', 'temperature',
-      'mask', 'generation', 'position-dial']
+    ValueError: no lab 'slider'; the labs are ['weighted-average', 'explorer', 'grid', ...]
     """
     if name not in FIXTURES:
         raise ValueError(f"no lab {name!r}; the labs are {list(FIXTURES)}")

@@ -22,7 +22,9 @@ One module per chapter topic, and one shared compare step:
 * ``cost`` -- :func:`~selfattention.check_score_memory` and
   :func:`~selfattention.check_window_count` (chapter 12);
 * ``generation`` -- :func:`~selfattention.check_decode_step` (chapter 13);
-* ``multihead`` -- :func:`~selfattention.check_split_heads` (chapter 14).
+* ``multihead`` -- :func:`~selfattention.check_split_heads` (chapter 14);
+* ``induction`` -- :func:`~selfattention.check_induction_score` and
+  :func:`~selfattention.check_ablated_loss` (chapter "Two heads that learned to copy").
 
 A value counts as right within 100 eps (abs(expected) + the largest abs(expected)),
 eps being the machine epsilon of the answer: float32's for float32 arrays (as
@@ -52,6 +54,7 @@ from .cost import check_score_memory, check_window_count
 from .cross import check_cross_weights
 from .generation import check_decode_step
 from .head import check_head
+from .induction import check_ablated_loss, check_induction_score
 from .learning import check_gradient_step
 from .masks import check_causal_mask
 from .model import check_head_counts, check_strongest_head
@@ -64,6 +67,7 @@ from .scores import check_head_scores, check_scores
 __all__ = [
     "REGISTRY",
     "Feedback",
+    "check_ablated_loss",
     "check_blend",
     "check_causal_mask",
     "check_cross_weights",
@@ -72,6 +76,7 @@ __all__ = [
     "check_head",
     "check_head_counts",
     "check_head_scores",
+    "check_induction_score",
     "check_rnn_states",
     "check_rope",
     "check_scaled_row",

@@ -126,6 +126,26 @@ def decode(dtype):
     return softmax(scores) @ V
 
 
+def induction_score(dtype):
+    """Head 1.0's induction score, with the weights cast to ``dtype`` before the mean."""
+    from selfattention.checks.induction import exercise_batch
+    from selfattention.induction import circuits, forward, load
+
+    batch = exercise_batch()
+    w = forward(load()["params"], batch.tokens)[1][1]["weights"][:, 0].astype(dtype)
+    b, t, j = (np.array(c) for c in zip(*circuits.induction_targets(batch)))
+    return np.asarray(w[b, t, j].mean(dtype=dtype))
+
+
+def ablated_loss(dtype):
+    """The second copy's loss with head 0.0 switched off, in ``dtype``."""
+    from selfattention.checks.induction import exercise_batch
+    from selfattention.induction import load
+    from selfattention.induction.training import copy_losses
+
+    return np.asarray(copy_losses(load()["params"], exercise_batch(), ablate=[(0, 0)])[1], dtype=dtype)
+
+
 #: checker name -> (make the right answer in a dtype, check an answer).
 RIGHT = {
     "check_scores": (scores, sa.check_scores),
@@ -139,6 +159,8 @@ RIGHT = {
     "check_gradient_step": (step, lambda a: sa.check_gradient_step(a, learning_rate=0.5)),
     "check_strongest_head": (river, strongest),
     "check_rope": (rope_one, sa.check_rope),
+    "check_induction_score": (induction_score, sa.check_induction_score),
+    "check_ablated_loss": (ablated_loss, sa.check_ablated_loss),
 }
 
 #: The checkers that compare exactly (booleans and counts) or call the reader's function.

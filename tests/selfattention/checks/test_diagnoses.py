@@ -115,6 +115,27 @@ def rt(Q):
     return np.sqrt(Q.shape[-1])
 
 
+@functools.cache
+def induction_scores() -> dict:
+    """The copying model's scores on the exercise's sequences, and the two slips of the checker."""
+    from selfattention.checks.induction import exercise_batch
+    from selfattention.induction import circuits, forward, load
+
+    params, batch = load()["params"], exercise_batch()
+    w = forward(params, batch.tokens)[1][1]["weights"][:, 0]
+    b, t, j = (np.array(c) for c in zip(*circuits.induction_targets(batch)))
+    return {"ind": circuits.induction_scores(params, batch), "duplicate": w[b, t, j - 1].mean(),
+            "previous": circuits.previous_token_scores(params, batch)[1, 0]}
+
+
+@functools.cache
+def ablated() -> dict:
+    from selfattention.checks.induction import exercise_batch
+    from selfattention.induction import ablation_table, load
+
+    return ablation_table(load()["params"], exercise_batch())
+
+
 CASES = {
     # chapter 1 -------------------------------------------------------------------------------
     ("check_blend", "shares"): lambda: sa.check_blend(CAR_SHARES),
@@ -327,6 +348,23 @@ CASES = {
     ("check_split_heads", "shape"): lambda: sa.check_split_heads(np.ones((2, 2, 3)), Q12),
     ("check_split_heads", "not-finite"): lambda: sa.check_split_heads(RIGHT12 * np.nan, Q12),
     ("check_split_heads", "rounded"): lambda: sa.check_split_heads(RIGHT12.round(2), Q12),
+    # two heads that learned to copy ----------------------------------------------------------
+    ("check_induction_score", "previous"): lambda: sa.check_induction_score(induction_scores()["previous"]),
+    ("check_induction_score", "duplicate"): lambda: sa.check_induction_score(induction_scores()["duplicate"]),
+    ("check_induction_score", "other-head"): lambda: sa.check_induction_score(induction_scores()["ind"][1, 1]),
+    ("check_induction_score", "not-numbers"): lambda: sa.check_induction_score("0.5"),
+    ("check_induction_score", "shape"): lambda: sa.check_induction_score([0.5, 0.5]),
+    ("check_induction_score", "not-finite"): lambda: sa.check_induction_score(np.nan),
+    ("check_induction_score", "rounded"): lambda: sa.check_induction_score(induction_scores()["ind"][1, 0].round(2)),
+    ("check_induction_score", "value"): lambda: sa.check_induction_score(induction_scores()["ind"][1, 0] + 1e-3),
+    ("check_ablated_loss", "not-ablated"): lambda: sa.check_ablated_loss(ablated()[None][1]),
+    ("check_ablated_loss", "first-copy"): lambda: sa.check_ablated_loss(ablated()[0, 0][0]),
+    ("check_ablated_loss", "other-head"): lambda: sa.check_ablated_loss(ablated()[0, 1][1]),
+    ("check_ablated_loss", "not-numbers"): lambda: sa.check_ablated_loss(None),
+    ("check_ablated_loss", "shape"): lambda: sa.check_ablated_loss([1.0, 2.0]),
+    ("check_ablated_loss", "not-finite"): lambda: sa.check_ablated_loss(np.inf),
+    ("check_ablated_loss", "rounded"): lambda: sa.check_ablated_loss(round(ablated()[0, 0][1], 2)),
+    ("check_ablated_loss", "value"): lambda: sa.check_ablated_loss(ablated()[0, 0][1] + 1e-3),
 }
 
 

@@ -1,0 +1,111 @@
+// Lab "copying" (chapter "Two heads that learned to copy"): the trained copying model on the
+// reader's own sequence. "Read" feeds the sequence one symbol at a time with a KV cache and
+// shows the guess for the next symbol; "Write the guess" appends it and reads it too. For the
+// newest symbol, two rows show where the previous-token head and the induction head look.
+// The maths is maths.js's copyingStep; the page computes the config with
+// booktools.labs.copying, whose fixture the browser tests compare with. No globals.
+import { removeFallback } from "../contract.js";
+import { h, loadStylesheet } from "../dom.js";
+import { fmt } from "../format.js";
+import { copyingCache, copyingStep, softmax } from "../maths.js";
+
+export function mount(root, config) {
+  loadStylesheet(new URL("./panel.css", import.meta.url));
+  loadStylesheet(new URL("./copying.css", import.meta.url));
+  const { symbols, positions, heads, params, examples, decimals, dHead } = config;
+  const id = root.id || "copy-lab";
+
+  const input = h("input", { type: "text", id: `${id}-text`, "data-part": "input", autocomplete: "off",
+    spellcheck: "false", maxlength: String(positions), value: examples[0], "aria-describedby": `${id}-help` });
+  const label = h("label", { for: `${id}-text` }, "Your sequence (A to P)");
+  const pick = h("select", { "data-part": "pick", "aria-label": "Pick an example" },
+    h("option", { value: "" }, "Pick an example…"),
+    ...examples.map((e, i) => h("option", { value: String(i) }, e)));
+  const read = h("button", { type: "button", "data-action": "read" }, "Read");
+  const write = h("button", { type: "button", "data-action": "write" }, "Write the guess");
+  const help = h("p", { class: "sa-panel-hint", id: `${id}-help` },
+    `Type some symbols, then repeat a few of them, and press Read. At most ${positions} symbols.`);
+  const seq = h("p", { class: "sa-copy-seq", "data-part": "sequence", "aria-label": "The sequence so far" });
+  const guess = h("p", { class: "sa-copy-guess", "data-part": "guess" });
+  const rows = h("div", { class: "sa-copy-rows" });
+  const status = h("p", { class: "sa-panel-status", role: "status", "aria-live": "polite" });
+  removeFallback(root);
+  root.append(h("div", { class: "sa-panel sa-copy" },
+    h("div", { class: "sa-panel-controls" }, h("div", { class: "sa-copy-field" }, label, input), pick,
+      h("div", { class: "sa-panel-buttons" }, read, write)),
+    help, seq, guess, rows, status));
+
+  let tokens = [];
+  let cache = null;
+  let last = null;
+
+  function feed(token) {
+    last = copyingStep(params, cache, token, tokens.length, dHead);
+    tokens.push(token);
+  }
+
+  function render() {
+    root.dataset.n = String(tokens.length);
+    seq.replaceChildren(...tokens.map((t, i) => h("span", { class: "sa-copy-sym", "data-pos": String(i) },
+      h("span", { class: "sa-copy-letter" }, symbols[t]), h("span", { class: "sa-copy-pos" }, String(i)))));
+    rows.replaceChildren();
+    if (!last) { guess.textContent = ""; return; }
+    const full = tokens.length >= positions;
+    write.setAttribute("aria-disabled", String(full));
+    if (full) {
+      guess.textContent = `The sequence is full: the model has ${positions} positions.`;
+      guess.dataset.guess = "";
+    } else {
+      const p = softmax(last.logits);
+      const best = p.indexOf(Math.max(...p));
+      guess.dataset.guess = symbols[best];
+      guess.replaceChildren("Next symbol: ", h("strong", { "data-part": "symbol" }, symbols[best]),
+        ", probability ", h("span", { "data-part": "probability" }, fmt(p[best], decimals)), ".");
+    }
+    heads.forEach(([layer, head], r) => {
+      const w = last.weights[layer][head];
+      const name = r === 0 ? "previous-token head" : "induction head";
+      rows.append(h("div", { class: "sa-copy-row", "data-head": String(r) },
+        h("p", { class: "sa-copy-row-title" }, `Head ${layer}.${head} (${name}): where the newest symbol looks`),
+        h("div", { class: "sa-copy-cells", role: "list" }, ...w.map((v, j) => h("span", {
+          class: "sa-copy-cell", role: "listitem", "data-pos": String(j), style: `--w: ${v.toFixed(3)}`,
+          "aria-label": `position ${j}, ${symbols[tokens[j]]}: weight ${fmt(v, decimals)}`,
+        }, h("span", { class: "sa-copy-letter" }, symbols[tokens[j]]),
+        h("span", { class: "sa-copy-value" }, fmt(v, decimals)))))));
+    });
+  }
+
+  function readTyped() {
+    const text = input.value.replace(/\s/g, "").toUpperCase();
+    const bad = [...new Set([...text].filter((c) => !symbols.includes(c)))];
+    if (!text) { status.textContent = "Type at least one symbol, A to P."; input.focus(); return; }
+    if (bad.length) { status.textContent = `Only the letters A to P are symbols here, not ${bad.join(", ")}.`; input.focus(); return; }
+    if (text.length > positions) { status.textContent = `At most ${positions} symbols.`; input.focus(); return; }
+    tokens = [];
+    cache = copyingCache(params.W_Q.length, params.W_Q[0][0].length / dHead);
+    for (const c of text) feed(symbols.indexOf(c));
+    render();
+    status.textContent = tokens.length >= positions ? `Read ${tokens.length} symbols; the sequence is full.`
+      : `Read ${tokens.length} symbols. The model guesses ${guess.dataset.guess}.`;
+  }
+
+  read.addEventListener("click", readTyped);
+  input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); readTyped(); } });
+  pick.addEventListener("change", () => {
+    if (pick.value === "") return;
+    input.value = examples[Number(pick.value)];
+    readTyped();
+  });
+  write.addEventListener("click", () => {
+    if (!last) { readTyped(); return; }
+    if (tokens.length >= positions) { status.textContent = `The sequence is full: the model has ${positions} positions.`; return; }
+    feed(symbols.indexOf(guess.dataset.guess));
+    input.value = tokens.map((t) => symbols[t]).join("");
+    render();
+    status.textContent = tokens.length >= positions ? `Wrote ${symbols[tokens.at(-1)]}; the sequence is full.`
+      : `Wrote ${symbols[tokens.at(-1)]}. The model now guesses ${guess.dataset.guess}.`;
+  });
+
+  readTyped();
+  status.textContent = "";
+}

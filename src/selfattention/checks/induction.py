@@ -1,0 +1,163 @@
+"""Checkers of the exercises on the copying model (chapter "Two heads that learned to copy").
+
+Both use the shipped trained model (:func:`~selfattention.induction.training.load`)
+and the exercise's held-out sequences (``exercise_batch()``).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..induction import circuits, task, training
+from ..induction.model import HEADS, LAYERS, forward
+from ._compare import Diagnoses, Feedback, compare
+
+#: The seed and size of the exercises' sequences.
+EXERCISE_SEED = 7
+EXERCISE_SEQUENCES = 64
+
+SCORE = Diagnoses("check_induction_score", "Right: head {layer}.{head}'s induction score is {score}.", {
+    "previous": "That is the previous-token score (weight on t - 1): look at t - m + 1, the symbol after the "
+                "earlier occurrence.",
+    "duplicate": "That is the weight on the earlier occurrence itself (t - m): the induction head looks one "
+                 "further, at t - m + 1, the symbol that came next.",
+    "other-head": "That is the score of head {other}: take weights[{layer}][:, {head}].",
+}, generic=("not-numbers", "shape", "not-finite", "rounded", "value"))
+
+ABLATED = Diagnoses("check_ablated_loss", "Right: with head {layer}.{head} set to zero, the second copy's loss "
+                    "is {loss}.", {
+    "not-ablated": "That is the loss with every head working: pass ablate=[({layer}, {head})] to forward.",
+    "first-copy": "That is the first copy's loss: the second value that copy_losses returns is the second copy's.",
+    "other-head": "That is the loss with head {other} set to zero, not head {layer}.{head}.",
+}, generic=("not-numbers", "shape", "not-finite", "rounded", "value"))
+
+
+@functools.lru_cache(maxsize=1)
+def exercise_batch() -> task.Batch:
+    """The exercises' held-out sequences: :data:`EXERCISE_SEQUENCES` of them, from :data:`EXERCISE_SEED`.
+
+    Examples
+    --------
+    >>> exercise_batch().tokens.shape
+    (64, 24)
+    """
+    return task.copying_batch(EXERCISE_SEQUENCES, np.random.default_rng(EXERCISE_SEED))
+
+
+def _head(layer, head) -> tuple[int, int]:
+    for value, name, top in ((layer, "layer", LAYERS), (head, "head", HEADS)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < top:
+            raise ValueError(f"{name} must be a whole number from 0 to {top - 1}, got {value!r}")
+    return int(layer), int(head)
+
+
+def check_induction_score(score, layer: int = 1, head: int = 0) -> Feedback:
+    """Check the reader's induction score of one head.
+
+    The sequences are ``exercise_batch()`` (in this module).
+
+    The right answer is :func:`~selfattention.induction.circuits.induction_scores`
+    at ``[layer, head]``: over every query ``t`` of the second copy, the mean
+    weight on position ``t - m + 1``.
+
+    Parameters
+    ----------
+    score : float
+        The reader's number.
+    layer, head : int
+        The head.
+
+    Returns
+    -------
+    Feedback
+        ``ok`` is True if ``score`` is the head's induction score;
+        otherwise the message names the slip: the previous-token score, the
+        weight on the earlier occurrence itself, or another head's score.
+        A value counts as right within 100 eps (abs(expected) + the largest abs(expected)),
+        eps being the machine epsilon of the answer: float32's for float32 arrays (as
+        torch's .numpy() gives), float64's otherwise; a float16 answer is judged with
+        float16's rounding (10 of its eps), and an expected inf only by the same inf.
+
+    Raises
+    ------
+    ValueError
+        If ``layer`` or ``head`` does not exist (a wrong score is not an error).
+
+    Examples
+    --------
+    >>> from selfattention.induction import induction_scores, load
+    >>> right = induction_scores(load()["params"], exercise_batch())[1, 0]
+    >>> check_induction_score(right).ok, check_induction_score(np.float32(right)).ok
+    (True, True)
+    """
+    layer, head = _head(layer, head)
+    params, batch = training.load()["params"], exercise_batch()
+    expected = circuits.induction_scores(params, batch)
+    _, trace = forward(params, batch.tokens)
+    w = trace[layer]["weights"][:, head]                               # (B, n, n)
+    b, t, j = (np.array(c) for c in zip(*circuits.induction_targets(batch)))
+    fields = {"layer": layer, "head": head}
+    slips = [(circuits.previous_token_scores(params, batch)[layer, head], "previous", fields),
+             (w[b, t, j - 1].mean(), "duplicate", fields)]
+    for other_layer in range(LAYERS):
+        for other_head in range(HEADS):
+            if (other_layer, other_head) != (layer, head):
+                slips.append((expected[other_layer, other_head], "other-head",
+                              {**fields, "other": f"{other_layer}.{other_head}"}))
+    value = float(expected[layer, head])
+    return compare(score, np.array(value), SCORE, name="score", layout="one number.", slips=slips,
+                   tip_fields=fields, right={**fields, "score": f"{value:.3f}"})
+
+
+def check_ablated_loss(loss, layer: int = 0, head: int = 0) -> Feedback:
+    """Check the reader's loss on the second copy with one head set to zero.
+
+    The sequences are ``exercise_batch()`` (in this module).
+
+    The right answer is the second value of
+    ``copy_losses(params, exercise_batch(), ablate=[(layer, head)])``.
+
+    Parameters
+    ----------
+    loss : float
+        The reader's number.
+    layer, head : int
+        The head set to zero.
+
+    Returns
+    -------
+    Feedback
+        ``ok`` is True if ``loss`` is that loss; otherwise the message names
+        the slip: no head ablated, the first copy's loss, or another head
+        ablated. A value counts as right within 100 eps (abs(expected) + the largest abs(expected)),
+        eps being the machine epsilon of the answer: float32's for float32 arrays (as
+        torch's .numpy() gives), float64's otherwise; a float16 answer is judged with
+        float16's rounding (10 of its eps), and an expected inf only by the same inf.
+
+    Raises
+    ------
+    ValueError
+        If ``layer`` or ``head`` does not exist (a wrong loss is not an error).
+
+    Examples
+    --------
+    >>> from selfattention.induction import load
+    >>> from selfattention.induction.training import copy_losses
+    >>> first, second = copy_losses(load()["params"], exercise_batch(), ablate=[(0, 0)])
+    >>> check_ablated_loss(second).ok, check_ablated_loss(first).ok
+    (True, False)
+    """
+    layer, head = _head(layer, head)
+    params, batch = training.load()["params"], exercise_batch()
+    first, second = training.copy_losses(params, batch, ablate=[(layer, head)])
+    fields = {"layer": layer, "head": head}
+    slips = [(training.copy_losses(params, batch)[1], "not-ablated", fields), (first, "first-copy", fields)]
+    for other_layer in range(LAYERS):
+        for other_head in range(HEADS):
+            if (other_layer, other_head) != (layer, head):
+                slips.append((training.copy_losses(params, batch, ablate=[(other_layer, other_head)])[1],
+                              "other-head", {**fields, "other": f"{other_layer}.{other_head}"}))
+    return compare(loss, np.array(second), ABLATED, name="loss", layout="one number.", slips=slips,
+                   tip_fields=fields, right={**fields, "loss": f"{second:.3f}"})

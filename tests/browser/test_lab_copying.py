@@ -1,0 +1,134 @@
+"""The "copying" lab shows the package's guesses and head weights, whatever is typed, picked or pressed.
+
+The expected values are computed here from the lab's own configuration in
+the built page (``booktools.labs.copying``, from
+``selfattention.induction.continue_sequence`` on the parameters the page
+holds; the page ships no test data). Each test state is a sequence that is
+typed or picked, then a number of presses of "Write the guess". They are
+performed with the mouse, with the keyboard and by touch, and the sequence,
+the guess, its probability and the two heads' weights must then show what
+the package gives.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import lab_fixture, open_lab_page
+
+pytestmark = pytest.mark.browser
+
+PAGE = "two-heads-that-copy.html"
+LAB = "#copy-lab"
+READY = f"{LAB}.sa-lab-ready .sa-copy-cell"
+
+
+@pytest.fixture(scope="module")
+def fixture(built_book) -> dict:
+    return lab_fixture(built_book, PAGE, "copy-lab", "copying")
+
+
+@pytest.fixture(scope="module")
+def desk(browser, site_url):
+    yield from open_lab_page(browser, site_url, PAGE, READY, viewport={"width": 1366, "height": 900})
+
+
+@pytest.fixture(scope="module")
+def phone(browser, site_url):
+    yield from open_lab_page(browser, site_url, PAGE, READY, viewport={"width": 390, "height": 844},
+                             has_touch=True, is_mobile=True)
+
+
+def fresh(page):
+    page.reload()
+    page.wait_for_selector(READY)
+    lab = page.locator(LAB)
+    lab.scroll_into_view_if_needed()
+    return lab
+
+
+def shown(lab) -> dict:
+    return lab.evaluate("""root => ({
+        text: [...root.querySelectorAll(".sa-copy-seq .sa-copy-letter")].map(s => s.textContent).join(""),
+        guess: root.querySelector("[data-part=symbol]")?.textContent ?? null,
+        probability: root.querySelector("[data-part=probability]")?.textContent ?? null,
+        weights: [...root.querySelectorAll(".sa-copy-row")].map(r =>
+            [...r.querySelectorAll(".sa-copy-value")].map(v => v.textContent)),
+    })""")
+
+
+def press(page, lab, action, how):
+    target = lab.locator(f"button[data-action={action}]")
+    if how == "touch":
+        target.tap()
+    elif how == "keyboard":
+        target.focus()
+        page.keyboard.press("Enter")
+    else:
+        target.click()
+
+
+def run_state(page, state, how):
+    lab = fresh(page)
+    if "pick" in state:
+        lab.locator("select[data-part=pick]").select_option(str(state["pick"]))
+    else:
+        box = lab.locator("input[data-part=input]")
+        box.fill(state["type"])
+        if how == "keyboard":
+            box.focus()
+            page.keyboard.press("Enter")
+        else:
+            press(page, lab, "read", how)
+    for _ in range(state["writes"]):
+        press(page, lab, "write", how)
+    return lab
+
+
+def assert_shows(lab, state):
+    got, want = shown(lab), state["shown"]
+    assert got["text"] == want["text"], state["name"]
+    assert (got["guess"], got["probability"]) == (want["guess"], want["probability"]), state["name"]
+    assert got["weights"] == want["weights"], state["name"]
+
+
+@pytest.mark.parametrize("how", ["mouse", "keyboard"])
+def test_the_lab_matches_the_package(desk, fixture, how):
+    for state in fixture["states"]:
+        assert_shows(run_state(desk, state, how), state)
+    assert desk.watch.console_errors == [] and desk.watch.foreign == []
+
+
+def test_taps_match_the_package(phone, fixture):
+    for state in fixture["states"][:3]:
+        assert_shows(run_state(phone, state, "touch"), state)
+    assert phone.watch.console_errors == []
+
+
+def test_a_full_sequence_says_so_and_keeps_the_focus(desk, fixture):
+    lab = fresh(desk)
+    lab.locator("input[data-part=input]").fill("AB" * (fixture["positions"] // 2))
+    press(desk, lab, "read", "keyboard")
+    write = lab.locator("button[data-action=write]")
+    assert write.get_attribute("aria-disabled") == "true"
+    press(desk, lab, "write", "keyboard")
+    assert desk.evaluate("document.activeElement.dataset.action") == "write"
+    assert "full" in lab.locator("[role=status]").text_content()
+
+
+def test_a_wrong_symbol_is_named(desk):
+    lab = fresh(desk)
+    lab.locator("input[data-part=input]").fill("ABZ9")
+    press(desk, lab, "read", "mouse")
+    assert lab.locator("[role=status]").text_content() == "Only the letters A to P are symbols here, not Z, 9."
+
+
+def test_the_lab_fits_a_phone_and_everything_has_a_name(phone):
+    lab = fresh(phone)
+    widths = phone.evaluate("""() => ({page: document.documentElement.scrollWidth, screen: window.innerWidth,
+        lab: document.querySelector("#copy-lab").getBoundingClientRect().right})""")
+    assert widths["page"] <= widths["screen"] and widths["lab"] <= widths["screen"] + 0.5
+    for control in lab.locator("button, select, input").all():
+        name = (control.get_attribute("aria-label") or control.text_content() or "").strip()
+        labelled = control.evaluate("el => el.labels ? el.labels.length : 0")
+        assert name or labelled
