@@ -92,12 +92,13 @@ RUN_IN_BROWSER = """async (code) => {
 }"""
 
 CODE = """import base64, json, sys, unicodedata
-from selfattention.bert.tokenizer import WordPieceTokenizer
+from selfattention.bert.tokenizer import WordPieceTokenizer, bert_normalize
 with open("/home/reader/model/tokenizer.json", encoding="utf-8") as f:
     tok = WordPieceTokenizer.from_json(f.read())
 corpus = json.loads(base64.b64decode("{corpus}").decode("utf-8"))
 print(json.dumps({{"python": sys.version.split()[0], "unicode": unicodedata.unidata_version,
-                  "encoded": [[list(e.ids), list(e.tokens)] for e in map(tok.encode, corpus)]}}))
+                  "encoded": [[list(e.ids), list(e.tokens)] for e in map(tok.encode, corpus)],
+                  "normalized": [bert_normalize(t) for t in corpus]}}))
 """
 
 
@@ -131,6 +132,7 @@ def test_the_site_ships_the_packages_tokenizer(built_book):
 
 def test_the_corpus_is_cut_by_the_package_as_tokenizers_cuts_it():
     tokenizers = pytest.importorskip("tokenizers")
+    from selfattention.bert.tokenizer import bert_normalize
     from selfattention.minilm import find_model_dir, load_tokenizer
 
     ref = tokenizers.Tokenizer.from_file(str(find_model_dir() / "tokenizer.json"))
@@ -138,6 +140,7 @@ def test_the_corpus_is_cut_by_the_package_as_tokenizers_cuts_it():
     ref.no_truncation()
     want = [[list(e.ids), list(e.tokens)] for e in map(ref.encode, CORPUS)]
     assert encoded(load_tokenizer(), CORPUS) == want
+    assert [bert_normalize(t) for t in CORPUS] == [ref.normalizer.normalize_str(t) for t in CORPUS]
 
 
 def test_the_browsers_python_gives_the_same_ids_and_tokens(browser_result):
@@ -153,5 +156,10 @@ def test_the_browsers_python_gives_the_same_ids_and_tokens(browser_result):
     assert wrong == [], (f"CPython {sys.version.split()[0]} (Unicode {unicodedata.unidata_version}) and the "
                          f"browser's Python {browser_result['python']} (Unicode {browser_result['unicode']}) "
                          f"disagree on {len(wrong)} texts: {wrong[:3]}")
+    # The normalized text too (the letters of a newer Unicode than the tables' become [UNK] either way).
+    from selfattention.bert.tokenizer import bert_normalize
+
+    moved = [t for t, n in zip(CORPUS, browser_result["normalized"], strict=True) if bert_normalize(t) != n]
+    assert moved == [], f"the browser's Python normalizes {len(moved)} texts differently: {moved[:3]}"
     print(f"\nbrowser's Python {browser_result['python']}, Unicode {browser_result['unicode']}: "
-          f"{sum(len(ids) for ids, _ in there)} tokens of {len(CORPUS)} texts, all equal")
+          f"{sum(len(ids) for ids, _ in there)} tokens of {len(CORPUS)} texts, all equal, and the normalized texts")
