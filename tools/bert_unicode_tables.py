@@ -65,6 +65,11 @@ def probe():
     return control, white, punct, mark, nfd_exceptions, lower_exceptions
 
 
+def assigned() -> list[int]:
+    """The code points this Python's ``unicodedata`` knows (every category but ``Cn``)."""
+    return [cp for cp in CODE_POINTS if unicodedata.category(chr(cp)) != "Cn"]
+
+
 def main() -> int:
     import tokenizers
 
@@ -102,6 +107,11 @@ NFD_EXCEPTIONS = {{
 #: Characters whose lower case in ``tokenizers`` differs from this Python's: the reference's.
 LOWER_EXCEPTIONS = {{
 {entries(lower_exc)}}}
+
+#: Characters assigned in this Python's Unicode ({unicodedata.unidata_version}); a newer Python's
+#: ``unicodedata`` may decompose or lower-case the others, which the reference keeps as they are.
+ASSIGNED = (
+{fmt(ranges(assigned()))})
 '''
     OUT.write_text(text, encoding="utf-8")
     print(f"{OUT}: {len(ranges(control))} control, {len(ranges(punct))} punctuation, "

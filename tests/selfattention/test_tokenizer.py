@@ -195,3 +195,30 @@ def test_the_tokenizer_needs_only_the_standard_library():
                   if isinstance(node, ast.ImportFrom) and node.module and node.level == 0}
         assert roots <= {"__future__", "bisect", "json", "re", "types", "unicodedata", "collections",
                          "typing"}, roots
+
+
+def test_a_newer_unicodedata_does_not_change_characters_the_tables_do_not_assign(monkeypatch):
+    """The browser's newer Python decomposes and reorders letters of Unicode 15 and 16; the reference does not.
+
+    A stand-in ``unicodedata`` decomposes KIRAT RAI VOWEL SIGN AI (U+16D68, Unicode 16) as
+    Unicode 16 does, and puts a Nag Mundari mark (U+1E4EC, combining class 232 since
+    Unicode 15) after U+0301 (class 230); the tokenizer keeps both as ``tokenizers`` does.
+    """
+    import unicodedata
+
+    newer = {"\U00016d68": "\U00016d67\U00016d67", "a\U0001e4ec\u0301": "a\u0301\U0001e4ec"}
+
+    class Newer:
+        unidata_version = "16.0.0"
+
+        @staticmethod
+        def normalize(form, text):
+            for old, new in newer.items():
+                text = text.replace(old, new)
+            return unicodedata.normalize(form, text)
+
+    assert not T._known("\U00016d68") and not T._known("\U0001e4ec") and T._known("\u0301")
+    monkeypatch.setattr(T, "unicodedata", Newer)
+    assert T.nfd("\U00016d68 é") == "\U00016d68 e\u0301"
+    assert T.nfd("a\U0001e4ec\u0301") == "a\U0001e4ec\u0301"
+    assert T.lowercase("\ua7cb\U00016d68") == "\u0264\U00016d68"   # the reference's lower case, from the table

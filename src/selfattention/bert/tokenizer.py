@@ -69,6 +69,12 @@ _CONTROL = _starts_ends(_unicode_tables.CONTROL)
 _WHITE_SPACE = _starts_ends(_unicode_tables.WHITE_SPACE)
 _PUNCTUATION = _starts_ends(_unicode_tables.PUNCTUATION)
 _MARKS = _starts_ends(_unicode_tables.NONSPACING_MARKS)
+_ASSIGNED = _starts_ends(_unicode_tables.ASSIGNED)
+
+
+def _known(c: str) -> bool:
+    """Whether the tables' Unicode assigns ``c``: a newer ``unicodedata`` must not decompose or lower it."""
+    return _in_ranges(ord(c), _ASSIGNED)
 
 #: Unicode white space that ``clean_text`` drops as control characters; the pre-tokenizer splits on them.
 _CONTROL_SPACES = "\x0b\x0c\x85"
@@ -188,20 +194,24 @@ def nfd(text: str) -> str:
     """Unicode's canonical decomposition (NFD), as ``tokenizers`` does it.
 
     ``unicodedata.normalize``, except for the few characters that this
-    Python's Unicode decomposes and the reference's does not.
+    Python's Unicode decomposes and the reference's does not, and for the
+    characters that the tables' Unicode does not assign: a newer Python
+    (the browser's) may decompose or reorder those, and the reference keeps
+    them as they are, so they are kept here too.
 
     Examples
     --------
     >>> [hex(ord(c)) for c in nfd("é")]
     ['0x65', '0x301']
     """
+    if text.isascii():
+        return text
     exceptions = _unicode_tables.NFD_EXCEPTIONS
-    if not any(ord(c) in exceptions for c in text):
-        return unicodedata.normalize("NFD", text)
     pieces, start = [], 0
     for i, c in enumerate(text):
-        if ord(c) in exceptions:
-            pieces += [unicodedata.normalize("NFD", text[start:i]), exceptions[ord(c)]]
+        if ord(c) in exceptions or not _known(c):
+            kept = exceptions.get(ord(c), c)
+            pieces += [unicodedata.normalize("NFD", text[start:i]), kept]
             start = i + 1
     return "".join(pieces) + unicodedata.normalize("NFD", text[start:])
 
@@ -209,13 +219,16 @@ def nfd(text: str) -> str:
 def lowercase(text: str) -> str:
     """Lower-case one character at a time (so a final ``Σ`` gives ``σ``, as ``tokenizers`` does).
 
+    A character that the tables' Unicode does not assign is kept, unless
+    the reference lower-cases it, whatever this Python's ``unicodedata`` says.
+
     Examples
     --------
     >>> lowercase("ΟΔΟΣ Straße")
     'οδοσ straße'
     """
     exceptions = _unicode_tables.LOWER_EXCEPTIONS
-    return "".join(exceptions.get(ord(c)) or c.lower() for c in text)
+    return "".join(exceptions.get(ord(c)) or (c.lower() if _known(c) else c) for c in text)
 
 
 def bert_normalize(text: str, *, clean: bool = True, cjk: bool = True,
