@@ -128,7 +128,7 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, h, *, b_q=None, b_k=None, b_v=No
         As in :func:`~selfattention.attention.scaled_dot_product_attention`
         on the heads: the mask broadcasts to ``(..., h, L, L)``, so an
         ``(L, L)`` mask applies to every head and an ``(h, L, L)`` one (as
-        :func:`~selfattention.positions.alibi_bias`) gives each head its own.
+        :func:`~selfattention.alibi_bias`) gives each head its own.
     return_weights : bool, default False, keyword-only
         Also return every head's table of weights.
 
