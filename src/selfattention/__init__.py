@@ -52,6 +52,7 @@ from .bert import BertConfig, BertOutput, bert_forward, erf, gelu, layer_norm
 from .causal_alignment import causal_mask_bottom_right
 from .checks import (
     Feedback,
+    check_bert_layer,
     check_blend,
     check_causal_mask,
     check_cross_weights,
@@ -147,6 +148,7 @@ __all__ = [
     "causal_alignment",
     "causal_mask",
     "causal_mask_bottom_right",
+    "check_bert_layer",
     "check_blend",
     "check_causal_mask",
     "check_cross_weights",

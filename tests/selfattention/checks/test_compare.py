@@ -123,6 +123,13 @@ def decode(dtype):
     return softmax(scores) @ V
 
 
+def layer1(dtype):
+    """Layer 1 of MiniLM, computed in the dtype (the model's own arrays are float32)."""
+    x = minilm.encode(checks.block.SENTENCE).hidden_states[1].astype(dtype)
+    weights = {k: v.astype(dtype) for k, v in minilm.load_weights().items() if k.startswith("encoder.layer.1.")}
+    return sa.bert.bert_layer(x, weights, 1, minilm.load_config())[0]
+
+
 #: checker name -> (make the right answer in a dtype, check an answer).
 RIGHT = {
     "check_scores": (scores, sa.check_scores),
@@ -136,6 +143,7 @@ RIGHT = {
     "check_gradient_step": (step, lambda a: sa.check_gradient_step(a, learning_rate=0.5)),
     "check_strongest_head": (river, strongest),
     "check_rope": (rope_one, sa.check_rope),
+    "check_bert_layer": (layer1, sa.check_bert_layer),
 }
 
 #: The checkers that compare exactly (booleans and counts) or call the reader's function.
