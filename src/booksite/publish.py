@@ -26,6 +26,7 @@ import html
 import os
 import platform
 import re
+import shutil
 import subprocess
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -245,6 +246,8 @@ def _build_finished(app, exception):
         return
     out = Path(app.outdir)
     for old, new in read_redirects(Path(app.srcdir) / "_redirects.txt").items():
+        if old.endswith(".ipynb"):
+            continue  # a moved notebook: _moved_notebooks copies it once the notebooks are written
         if not (out / new).exists():
             raise FileNotFoundError(f"_redirects.txt sends {old} to {new}, which the build did not make")
         (out / old).write_text(redirect_page(new, app.config.project), encoding="utf-8")
@@ -255,6 +258,18 @@ def _build_finished(app, exception):
         base = base if base.endswith("/") else base + "/"
         pages = sorted(f"{d}.html" for d in app.env.found_docs if d not in NOT_IN_SITEMAP | PDF_ONLY_PAGES)
         (out / "sitemap.xml").write_text(sitemap_xml(base, pages, app.config.sa_build_date), encoding="utf-8")
+
+
+def _moved_notebooks(app, exception):
+    """A notebook cannot send its reader on: the old address of a moved chapter's notebook serves the new one."""
+    if exception is not None or app.builder.format != "html":
+        return
+    out = Path(app.outdir)
+    for old, new in read_redirects(Path(app.srcdir) / "_redirects.txt").items():
+        if old.endswith(".ipynb"):
+            if not (out / new).exists():
+                raise FileNotFoundError(f"_redirects.txt sends {old} to {new}, which the build did not make")
+            shutil.copyfile(out / new, out / old)
 
 
 def _root_addresses_of_404(app, exception):
@@ -345,7 +360,8 @@ def _absolute_notebook_links(app, doctree, docname):
 
 def setup_publish(app, *, page_context: int, build_finished: int, root_addresses: int) -> None:
     """Cite boxes and Open Graph tags (at ``page_context``), redirects and the sitemap (at ``build_finished``),
-    the 404 page's addresses from the site root (at ``root_addresses``).
+    the 404 page's addresses from the site root and the moved notebooks (at ``root_addresses``, after the
+    notebooks are written).
 
     Examples
     --------
@@ -358,7 +374,8 @@ def setup_publish(app, *, page_context: int, build_finished: int, root_addresses
     >>> setup_publish(app, page_context=600, build_finished=400, root_addresses=950)
     >>> app.values, app.events, app.role  # doctest: +NORMALIZE_WHITESPACE
     (['sa_citation', 'sa_build_date'],
-     [('html-page-context', 600), ('build-finished', 400), ('build-finished', 950), ('builder-inited', 500),
+     [('html-page-context', 600), ('build-finished', 400), ('build-finished', 950), ('build-finished', 950),
+      ('builder-inited', 500),
       ('builder-inited', 500), ('doctree-resolved', 500)], 'notebook')
     """
     app.add_config_value("sa_citation", None, "html")
@@ -366,6 +383,7 @@ def setup_publish(app, *, page_context: int, build_finished: int, root_addresses
     app.connect("html-page-context", _page_context, priority=page_context)
     app.connect("build-finished", _build_finished, priority=build_finished)
     app.connect("build-finished", _root_addresses_of_404, priority=root_addresses)
+    app.connect("build-finished", _moved_notebooks, priority=root_addresses)
     app.connect("builder-inited", _index_titles_of_unsearched_pages)
     app.connect("builder-inited", _pdf_only_pages_are_never_outdated)
     app.connect("doctree-resolved", _absolute_notebook_links)

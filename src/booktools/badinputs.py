@@ -315,6 +315,9 @@ CASES: tuple[BadInput, ...] = (
     BadInput("check_head_counts", "`targets` of three tokens", "targets", (1, 1),
              {"targets": ("keys", "cabinet", "table")}),
     BadInput("check_head_counts", "`min_weight` = 2", "min_weight", (1, 1), {"min_weight": 2}),
+    BadInput("check_bert_layer", "`layer` = 6, the model has layers 0 to 5", "layer", (np.zeros((9, 384)),),
+             {"layer": 6}),
+    BadInput("check_bert_layer", "`layer` = 1.0, a float", "layer", (np.zeros((9, 384)),), {"layer": 1.0}),
     # chapter "One word at a time" --------------------------------------------------
     BadInput("tiny_decoder", "`kv_heads` = 3 does not divide `h` = 4", "kv_heads", (), {"h": 4, "kv_heads": 3}),
     BadInput("tiny_decoder", "`seed` = 1.5", "seed", (), {"seed": 1.5}),

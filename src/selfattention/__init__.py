@@ -55,6 +55,7 @@ from .causal_alignment import causal_mask_bottom_right
 from .checks import (
     Feedback,
     check_ablated_loss,
+    check_bert_layer,
     check_blend,
     check_causal_mask,
     check_cross_weights,
@@ -152,6 +153,7 @@ __all__ = [
     "causal_mask",
     "causal_mask_bottom_right",
     "check_ablated_loss",
+    "check_bert_layer",
     "check_blend",
     "check_causal_mask",
     "check_cross_weights",

@@ -265,7 +265,7 @@ def test_only_the_notebooks_that_run_the_model_install_it(built_book):
     uses_model = {name for name in all_notebooks()
                   if any(re.search(r"\bminilm\b", s) for s in code(load(built_book, name)))}
     assert needs_model == uses_model and "why-divide-by-sqrt-dk" not in needs_model
-    assert {"words-are-islands", "attention-in-a-real-model", "what-comes-next"} <= needs_model
+    assert {"words-are-islands", "attention-in-a-real-model", "the-whole-block"} <= needs_model
 
 
 def test_the_cross_attention_notebook_keeps_its_checker_and_hides_its_solution(built_book):

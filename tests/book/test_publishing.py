@@ -33,7 +33,9 @@ REQUIRED_SOURCES = {
 }
 GLOSSARY_TERMS = ["query", "key", "value", "score", "attention weight", "softmax", "temperature", "mask",
                   "causal", "padding", "head", "d_k", "cross-attention", "KV cache", "parameter", "activation",
-                  "token"]
+                  "token", "multi-head attention", "multi-query attention", "grouped-query attention", "prefill",
+                  "decode", "sliding window", "ring buffer", "residual connection", "MLP", "feed-forward",
+                  "layer norm", "logits", "greedy decoding", "embedding", "encoder", "decoder"]
 
 
 def chapters() -> dict[str, tuple[int, str]]:
@@ -143,7 +145,10 @@ def test_the_built_site_keeps_every_published_address(built_book):
     lost = [url for url in published_urls() if not (built_book / url).exists()]
     assert lost == [], f"the site lost {lost}: add a redirect to book/_redirects.txt"
     for old, new in redirects.items():
-        assert f"url={new}" in (built_book / old).read_text(encoding="utf-8")
+        if old.endswith(".ipynb"):   # a moved chapter's notebook: the old address serves the new one
+            assert (built_book / old).read_bytes() == (built_book / new).read_bytes(), old
+        else:
+            assert f"url={new}" in (built_book / old).read_text(encoding="utf-8")
 
 
 # --- 2. Citing --------------------------------------------------------------------------

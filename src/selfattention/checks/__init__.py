@@ -24,7 +24,8 @@ One module per chapter topic, and one shared compare step:
 * ``generation`` -- :func:`~selfattention.check_decode_step` (chapter 13);
 * ``multihead`` -- :func:`~selfattention.check_split_heads` (chapter 14);
 * ``induction`` -- :func:`~selfattention.check_induction_score` and
-  :func:`~selfattention.check_ablated_loss` (chapter "Two heads that learned to copy").
+  :func:`~selfattention.check_ablated_loss` (chapter "Two heads that learned to copy");
+* ``block`` -- :func:`~selfattention.check_bert_layer` (the last chapter, "The whole block").
 
 A value counts as right within 100 eps (abs(expected) + the largest abs(expected)),
 eps being the machine epsilon of the answer: float32's for float32 arrays (as
@@ -50,6 +51,7 @@ A right answer in float32 passes; the same numbers rounded to 2 decimals do not.
 
 from ._compare import REGISTRY, Feedback
 from .blend import check_blend
+from .block import check_bert_layer
 from .cost import check_score_memory, check_window_count
 from .cross import check_cross_weights
 from .generation import check_decode_step
@@ -68,6 +70,7 @@ __all__ = [
     "REGISTRY",
     "Feedback",
     "check_ablated_loss",
+    "check_bert_layer",
     "check_blend",
     "check_causal_mask",
     "check_cross_weights",

@@ -146,6 +146,13 @@ def ablated_loss(dtype):
     return np.asarray(copy_losses(load()["params"], exercise_batch(), ablate=[(0, 0)])[1], dtype=dtype)
 
 
+def layer1(dtype):
+    """Layer 1 of MiniLM, computed in the dtype (the model's own arrays are float32)."""
+    x = minilm.encode(checks.block.SENTENCE).hidden_states[1].astype(dtype)
+    weights = {k: v.astype(dtype) for k, v in minilm.load_weights().items() if k.startswith("encoder.layer.1.")}
+    return sa.bert.bert_layer(x, weights, 1, minilm.load_config())[0]
+
+
 #: checker name -> (make the right answer in a dtype, check an answer).
 RIGHT = {
     "check_scores": (scores, sa.check_scores),
@@ -161,6 +168,7 @@ RIGHT = {
     "check_rope": (rope_one, sa.check_rope),
     "check_induction_score": (induction_score, sa.check_induction_score),
     "check_ablated_loss": (ablated_loss, sa.check_ablated_loss),
+    "check_bert_layer": (layer1, sa.check_bert_layer),
 }
 
 #: The checkers of RIGHT whose answer is one number.

@@ -92,6 +92,27 @@ def keys():
     return w, more, int(more.sum()), int((more & (w[..., 0] >= 0.05)).sum())
 
 
+@functools.cache
+def layer1():
+    """Layer 1 of MiniLM on the exercise's sentence: its input, and the parts of check_bert_layer."""
+    x = minilm.encode(checks.block.SENTENCE).hidden_states[1].astype(np.float64)
+    _, attention, norm1, norm2, mlp = checks.block._parts(1)
+    first = norm1(x + attention(x))
+    return x, attention, norm1, norm2, mlp, first, norm2(first + mlp(first))
+
+
+def pre_ln():
+    x, attention, norm1, norm2, mlp, _, _ = layer1()
+    y = x + attention(norm1(x))
+    return y + mlp(norm2(y))
+
+
+def no_residual():
+    x, attention, norm1, norm2, mlp, _, _ = layer1()
+    y = norm1(attention(x))
+    return norm2(y + mlp(y))
+
+
 def best_head():
     table = river()[1]
     return tuple(int(i) for i in np.unravel_index(table.argmax(), table.shape))
@@ -365,6 +386,20 @@ CASES = {
     ("check_ablated_loss", "not-finite"): lambda: sa.check_ablated_loss(np.inf),
     ("check_ablated_loss", "rounded"): lambda: sa.check_ablated_loss(round(ablated()[0, 0][1], 2)),
     ("check_ablated_loss", "value"): lambda: sa.check_ablated_loss(ablated()[0, 0][1] + 1e-3),
+    # chapter "The whole block" ----------------------------------------------------------------
+    ("check_bert_layer", "input"): lambda: sa.check_bert_layer(layer1()[0]),
+    ("check_bert_layer", "attention-only"): lambda: sa.check_bert_layer(layer1()[1](layer1()[0])),
+    ("check_bert_layer", "first-half"): lambda: sa.check_bert_layer(layer1()[5]),
+    ("check_bert_layer", "no-second-norm"): lambda: sa.check_bert_layer(layer1()[5] + layer1()[4](layer1()[5])),
+    ("check_bert_layer", "no-residual"): lambda: sa.check_bert_layer(no_residual()),
+    ("check_bert_layer", "pre-ln"): lambda: sa.check_bert_layer(pre_ln()),
+    ("check_bert_layer", "other-layer"): lambda: sa.check_bert_layer(
+        sa.bert.bert_layer(layer1()[0], minilm.load_weights(), 0, minilm.load_config())[0]),
+    ("check_bert_layer", "not-numbers"): lambda: sa.check_bert_layer("out"),
+    ("check_bert_layer", "shape"): lambda: sa.check_bert_layer(layer1()[6][1:]),
+    ("check_bert_layer", "not-finite"): lambda: sa.check_bert_layer(layer1()[6] * np.nan),
+    ("check_bert_layer", "rounded"): lambda: sa.check_bert_layer(layer1()[6].round(3)),
+    ("check_bert_layer", "value"): lambda: sa.check_bert_layer(layer1()[6] + 1e-2),
 }
 
 
