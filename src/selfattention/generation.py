@@ -722,12 +722,27 @@ class Config(NamedTuple):
     heads: int
     kv_heads: int
     d_head: int
-    params: int
-    named: str
     d_ff: int
     mlp: int
-    context: int
+    params: int
+    named: str = ""
+    context: int | None = None
     window: int | None = None
+
+    @classmethod
+    def for_model(cls, model: TinyDecoder) -> Config:
+        """The sizes of a tiny decoder, its parameters counted from its matrices.
+
+        Examples
+        --------
+        >>> c = Config.for_model(tiny_decoder())
+        >>> c.layers, c.heads, c.d_head, c.d_ff, c.mlp, c.params
+        (2, 4, 4, 32, 2, 4480)
+        """
+        model = _check_model(model)
+        params = model.embed.size + model.w_out.size + sum(w.size for block in model.blocks for w in block)
+        return cls(layers=model.layers, heads=model.h, kv_heads=model.kv_heads, d_head=model.d_head,
+                   d_ff=model.blocks[0].w_1.shape[1], mlp=2, params=int(params), named="tiny")
 
     @property
     def d_model(self) -> int:

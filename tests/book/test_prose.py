@@ -193,6 +193,18 @@ RETIRED = [
     ("weighted-average.md", r"a long vector wins every dot product", "A3-3"),
     ("weighted-average.md", r"and the symmetry goes\s+away", "A3-4: it can go away"),
     ("glossary.md", r"hands over once it is chosen", "A4-7: every value is blended by its weight"),
+    ("one-word-at-a-time.md", r"token that makes\s+the sequence \$t\$ tokens long",
+     "R4-1: the step that reads t tokens picks token t + 1"),
+    ("one-word-at-a-time.md", r"new token's own row counts too|new token also scores its own key",
+     "R4-1: the token being picked has no row yet"),
+    ("one-word-at-a-time.md", r"writes token number", "R4-1, W-11"),
+    ("one-word-at-a-time.md", r"as the sequence reaches", "R4-1: Figure 13.1's caption"),
+    ("one-word-at-a-time.md", r"own slice of the numbers", "R4-6: a head reads the whole token vector"),
+    ("one-word-at-a-time.md", r"doubles the cached time but\s+quadruples", "R4-5, W-13: only asymptotically"),
+    ("one-word-at-a-time.md", r"so that each weight read\s+from memory serves", "R4-4: batching shares the "
+     "matrices' reads, not the cache's"),
+    ("one-word-at-a-time.md", r"Between the two, a server", "R4-22: chunks and guesses are not a third phase"),
+    ("one-word-at-a-time.md", r"kv\\_heads", "the MathML of \\text{kv\\_heads} shows the backslash"),
 ]
 
 
