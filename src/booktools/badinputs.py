@@ -238,7 +238,7 @@ CASES: tuple[BadInput, ...] = (
     BadInput("effect_on_last", "`w` is a list", "w", (_X, [0.5])),
     BadInput("check_rnn_states", "words `x` given as a string", "x", (_X, "cat dog car", 0.5)),
     BadInput("check_rnn_states", "`w` is infinite", "w", (_X, _X, float("inf"))),
-    # multi-head attention (what-comes-next) -------------------------------------
+    # multi-head attention (several-heads) ---------------------------------------
     BadInput("multi_head_attention", "`h` = 3 does not divide d_model = 4", "h",
              (np.ones((3, 4)), *[np.eye(4)] * 4, 3)),
     BadInput("multi_head_attention", "`h` = 2.0, a float", "h", (np.ones((3, 4)), *[np.eye(4)] * 4, 2.0)),
