@@ -225,7 +225,9 @@ def too_few_decimals(typed: str, answer: float, decimals: int | None) -> bool:
 
     ``selfcheck.js`` applies the same rule (``tooFewDecimals``) and then
     shows the check's ``fewer_decimals`` hint, which says how many
-    decimals are asked for. An answer in scientific notation never counts.
+    decimals are asked for. An answer in scientific notation never counts,
+    and neither does one the check accepts: "0.5" for an answer of 0.50
+    asked with 2 decimals is exact, not rounded.
 
     Examples
     --------
@@ -233,6 +235,8 @@ def too_few_decimals(typed: str, answer: float, decimals: int | None) -> bool:
     (True, True, True)
     >>> too_few_decimals("0.125", 0.125, 3), too_few_decimals("0.11", 0.125, 3), too_few_decimals("0.12", 0.125, None)
     (False, False, False)
+    >>> too_few_decimals("0.5", 0.5, 2), too_few_decimals("2", 2.0, 3)
+    (False, False)
     """
     if decimals is None:
         return False
@@ -242,7 +246,10 @@ def too_few_decimals(typed: str, answer: float, decimals: int | None) -> bool:
     shown = len(text.split(".")[1]) if "." in text else 0
     if shown >= decimals:
         return False
-    return abs(float(text) - answer) <= 0.5 * 10.0 ** (-shown) * (1 + 1e-9)
+    gap = abs(float(text) - answer)
+    if gap <= 0.5 * 10.0 ** (-decimals) * (1 + 1e-9):
+        return False  # within the check's own tolerance: accepted, not rounded
+    return gap <= 0.5 * 10.0 ** (-shown) * (1 + 1e-9)
 
 
 def number_check(check_id: str, question: str, answer: float, *, hints: Sequence[str],
@@ -276,7 +283,8 @@ def number_check(check_id: str, question: str, answer: float, *, hints: Sequence
         literal would silently keep only the last).
     decimals : int, optional
         Ask for this many decimals. An answer that is right but rounded to
-        fewer decimals (0.12 for 0.125) is told how many are asked for.
+        fewer decimals (0.12 for 0.125) is told how many are asked for; an
+        exact one written with fewer (0.5 for 0.50) is accepted.
     atol, rtol : float, optional
         Absolute and relative tolerance (used when ``decimals`` is None).
     explain : str, optional

@@ -22,8 +22,8 @@ The chapter "One word at a time" uses these parts:
 * :func:`~selfattention.kv_cache_bytes` and :data:`~selfattention.generation.PUBLISHED`: the memory formula
   ``2 * layers * kv_heads * d_head * n * bytes`` and three published
   configurations;
-* :func:`~selfattention.scores_per_step`: how many scores one step computes, with and
-  without the cache.
+* :func:`~selfattention.scores_per_step`: how many scores the step that reads ``t``
+  tokens (and picks token ``t + 1``) computes, with and without the cache.
 
 Matrices multiply from the right (``x @ w_q``), as in the rest of the package.
 
@@ -656,38 +656,122 @@ def kv_cache_bytes(layers: int, kv_heads: int, d_head: int, n: int, dtype="bf16"
 
 
 class Config(NamedTuple):
-    """A published model's sizes, for :func:`kv_cache_bytes`.
+    """A published model's sizes, for :func:`kv_cache_bytes` and the work of one step.
 
-    ``params`` is the number of weights as the paper names the model.
+    ``params`` is the model's real number of parameters and ``named`` the
+    count its paper names it by (GPT-2 small's "117M" is a miscount of its
+    124M). ``d_ff`` is the width of the MLP and ``mlp`` its number of
+    ``(d_model, d_ff)`` matrices: 2 for GPT-2's, 3 for the gated MLP of
+    Llama 2 and Mistral. ``context`` is the length the model was trained
+    on. ``window`` is how many positions its cache keeps: Mistral 7B's
+    rolling buffer holds the last 4096, so a decode step reads the new
+    token and the 4095 before it; ``None`` keeps every position.
+
+    Examples
+    --------
+    >>> c = PUBLISHED["Llama 2 7B"]
+    >>> c.d_model, c.matrix_flops()
+    (4096, 404750336)
+    >>> PUBLISHED["Mistral 7B"].kept(131072)
+    4096
     """
 
     layers: int
     heads: int
     kv_heads: int
     d_head: int
-    params: float
+    d_ff: int
+    mlp: int
+    params: int
+    named: str = ""
+    context: int | None = None
+    window: int | None = None
+
+    @classmethod
+    def for_model(cls, model: TinyDecoder) -> Config:
+        """The sizes of a tiny decoder, its parameters counted from its matrices.
+
+        Examples
+        --------
+        >>> c = Config.for_model(tiny_decoder())
+        >>> c.layers, c.heads, c.d_head, c.d_ff, c.mlp, c.params
+        (2, 4, 4, 32, 2, 4480)
+        """
+        model = _check_model(model)
+        params = model.embed.size + model.w_out.size + sum(w.size for block in model.blocks for w in block)
+        return cls(layers=model.layers, heads=model.h, kv_heads=model.kv_heads, d_head=model.d_head,
+                   d_ff=model.blocks[0].w_1.shape[1], mlp=2, params=int(params), named="tiny")
+
+    @property
+    def d_model(self) -> int:
+        """Length of a token's vector: ``heads * d_head``."""
+        return self.heads * self.d_head
+
+    def kept(self, n: int) -> int:
+        """How many of ``n`` positions the cache keeps: all, or at most ``window``."""
+        n = check_positive_int(n, "n")
+        return n if self.window is None else min(n, self.window)
+
+    def matrix_flops(self) -> int:
+        """Operations of one layer's matrices for one token, 2 per multiply-add.
+
+        The four projections (``W_Q`` and ``W_O`` are ``(d_model, d_model)``,
+        ``W_K`` and ``W_V`` ``(d_model, kv_heads * d_head)``) and the
+        ``mlp`` matrices of the MLP. They cost the same for every token,
+        whatever the context.
+        """
+        d, d_kv = self.d_model, self.kv_heads * self.d_head
+        return 2 * (2 * d * d + 2 * d * d_kv + self.mlp * d * self.d_ff)
+
+    def step_flops(self, n: int, *, cache: bool = True) -> tuple[int, int]:
+        """Operations of one layer at the step that reads ``n`` tokens: ``(matrices, attention)``.
+
+        With the cache only the newest token goes through the matrices, and
+        each head scores its one query against ``n`` keys; without it all
+        ``n`` tokens go through them again, and each head computes the whole
+        causal table. Each score costs ``2 * d_head`` operations and adding
+        its value in as many again (:func:`~selfattention.cost.attention_flops`'s
+        count). A window is ignored: every key is read.
+
+        Examples
+        --------
+        >>> c = PUBLISHED["Llama 2 7B"]
+        >>> m, a = c.step_flops(1024)
+        >>> m == c.matrix_flops(), a == 4 * 1024 * c.d_model
+        (True, True)
+        """
+        n = check_positive_int(n, "n")
+        rows = 1 if check_flag(cache, "cache") else n
+        return rows * self.matrix_flops(), self.heads * scores_per_step(n, cache=cache) * 2 * (2 * self.d_head)
 
 
 #: Three published configurations: GPT-2 small (Radford et al. 2019),
 #: Llama 2 7B (Touvron et al. 2023) and Mistral 7B (Jiang et al. 2023).
+#: ``params`` are the real counts of the released weights (124,439,808,
+#: 6,738,415,616 and 7,241,732,096; a test recomputes them from the shapes).
 PUBLISHED = {
-    "GPT-2 small": Config(layers=12, heads=12, kv_heads=12, d_head=64, params=117e6),
-    "Llama 2 7B": Config(layers=32, heads=32, kv_heads=32, d_head=128, params=7e9),
-    "Mistral 7B": Config(layers=32, heads=32, kv_heads=8, d_head=128, params=7e9),
+    "GPT-2 small": Config(layers=12, heads=12, kv_heads=12, d_head=64, params=124_439_808, named="117M",
+                          d_ff=3072, mlp=2, context=1024),
+    "Llama 2 7B": Config(layers=32, heads=32, kv_heads=32, d_head=128, params=6_738_415_616, named="7B",
+                         d_ff=11008, mlp=3, context=4096),
+    "Mistral 7B": Config(layers=32, heads=32, kv_heads=8, d_head=128, params=7_241_732_096, named="7B",
+                         d_ff=14336, mlp=3, context=8192, window=4096),
 }
 
 
 def scores_per_step(t: int, *, cache: bool = True) -> int:
-    """Scores one head computes in one layer to write the token at position ``t`` (1-based).
+    """Scores one head computes in one layer at the step that reads ``t`` tokens.
 
-    With the cache only the new query is scored against the ``t`` keys:
-    ``t`` scores. Without it the whole causal table of ``t`` tokens is
-    recomputed: ``t (t + 1) / 2`` scores.
+    That step feeds token ``t`` (counting from one; it sits at position
+    ``t - 1``), and its logits pick token ``t + 1``, which has no query or
+    key yet. With the cache only the newest token's query is scored, against
+    the ``t`` keys, its own included: ``t`` scores. Without it the whole
+    causal table of the ``t`` tokens is recomputed: ``t (t + 1) / 2`` scores.
 
     Parameters
     ----------
     t : int
-        The step: the sequence has ``t`` tokens once it is taken.
+        How many tokens the step reads (the keys of its newest query).
     cache : bool, default True, keyword-only
 
     Returns
@@ -701,8 +785,13 @@ def scores_per_step(t: int, *, cache: bool = True) -> int:
 
     Examples
     --------
+    The step that reads 4 tokens, and so picks the 5th:
+
     >>> scores_per_step(4), scores_per_step(4, cache=False)
     (4, 10)
+
+    Writing 100 tokens after a one-token prompt: the steps read 1 to 100 tokens.
+
     >>> sum(scores_per_step(t) for t in range(1, 101)), sum(scores_per_step(t, cache=False) for t in range(1, 101))
     (5050, 171700)
     """

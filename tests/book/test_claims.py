@@ -244,3 +244,49 @@ def test_the_low_rank_of_a_head_comes_from_splitting_d_model_among_heads(d_model
     full = sa.query_key_product(*rng.normal(size=(2, d_model, d_model)))
     split = sa.query_key_product(*rng.normal(size=(2, d_model, d_k)))
     assert np.linalg.matrix_rank(full) == d_model and np.linalg.matrix_rank(split) == d_k
+
+
+@pytest.mark.book
+def test_the_counting_checks_of_one_word_at_a_time_accept_what_a_real_run_computes(built_book):
+    # Review R4-1: each counting check of the chapter, answered by counting a real run of sa.generate.
+    import re
+
+    from booktools.selfcheck import check_data
+    from tests.selfattention.score_counter import counted_steps
+
+    html = (built_book / "one-word-at-a-time.html").read_text(encoding="utf-8")
+    checks = {m.group(1): d for m, d in zip(re.finditer(r'data-check-id="([^"]+)"', html), check_data(html))}
+    model = sa.tiny_decoder()
+    question = {cid: re.search(r'id="' + cid + r'-q">([^<]*)<', html).group(1) for cid in checks}
+
+    # "has t tokens ... the logits that pick the (t+1)th": run until that step, count its scores.
+    for cid, cache in (("skip-gen-scores", True), ("gen-count-8", False)):
+        t = int(re.search(r"has (\d+) tokens", question[cid]).group(1))
+        assert f"pick the {t + 1}th" in question[cid], question[cid]
+        with counted_steps(model) as seen:
+            out = sa.generate(model, [0, 1, 4], t + 1 - 3, cache=cache)   # the last step picks token t + 1
+        assert len(out) == t + 1 and seen[-1].S == t
+        assert checks[cid]["answer"] == seen[-1].scores, cid
+        assert all(abs(v - seen[-1].scores) > 0 for v, _ in checks[cid]["diagnoses"]), cid
+
+    # "to write 4 more tokens without a cache, how often must the whole model run?"
+    loop = checks["gen-loop"]
+    with counted_steps(model) as seen:
+        sa.generate(model, [0, 1, 4], 4, cache=False)
+    runs = [int(x) for x in re.findall(r"\d+", loop["options"][loop["answer"]])]
+    assert runs == [len(seen)] + [s.S for s in seen]
+
+    # The skip test's cache: 3 layers, 4 key/value heads of 8 numbers, 100 tokens, float32.
+    small = sa.tiny_decoder(d_model=32, h=4, layers=3)
+    cache = sa.KVCache.for_model(small, capacity=100, dtype=np.float32)
+    for token in np.arange(100) % small.vocab:
+        sa.decode_step(small, [int(token)], cache)
+    assert tuple(checks["skip-gen-shape"]["answer"]) == cache.array.shape
+    assert checks["skip-gen-bytes"]["answer"] == cache.array.nbytes
+
+    # The ring buffer after the chapter's run.
+    n = int(re.search(r"After (\d+) tokens", question["gen-ring-shape"]).group(1))
+    ring = sa.KVCache.for_model(model, window=3)
+    for token in sa.generate(model, [0, 1, 4], n - 3, window=3):
+        sa.decode_step(model, [token], ring)
+    assert tuple(checks["gen-ring-shape"]["answer"]) == ring.array.shape

@@ -225,6 +225,18 @@ RETIRED = [
     ("queries-keys-values.md", r"a word matches itself best", "R1-15: cat and car, not every word"),
     ("learning-where-to-look.md", r"the numbers training changes: \$W_Q\$", "R1-17: a real model has more"),
     ("learning-where-to-look.md", r"keeps them from doing so", "R1-18: it removes the growth with d_k"),
+    ("one-word-at-a-time.md", r"token that makes\s+the sequence \$t\$ tokens long",
+     "R4-1: the step that reads t tokens picks token t + 1"),
+    ("one-word-at-a-time.md", r"new token's own row counts too|new token also scores its own key",
+     "R4-1: the token being picked has no row yet"),
+    ("one-word-at-a-time.md", r"writes token number", "R4-1, W-11"),
+    ("one-word-at-a-time.md", r"as the sequence reaches", "R4-1: Figure 13.1's caption"),
+    ("one-word-at-a-time.md", r"own slice of the numbers", "R4-6: a head reads the whole token vector"),
+    ("one-word-at-a-time.md", r"doubles the cached time but\s+quadruples", "R4-5, W-13: only asymptotically"),
+    ("one-word-at-a-time.md", r"so that each weight read\s+from memory serves", "R4-4: batching shares the "
+     "matrices' reads, not the cache's"),
+    ("one-word-at-a-time.md", r"Between the two, a server", "R4-22: chunks and guesses are not a third phase"),
+    ("one-word-at-a-time.md", r"kv\\_heads", "the MathML of \\text{kv\\_heads} shows the backslash"),
 ]
 
 

@@ -285,9 +285,18 @@ def test_diagnoses_of_another_kind_are_a_type_error(bad):
     ("1", 1.2, 2, True), ("1.7", 1.7206, 2, True), (" 0.12 ", 0.125, 3, True),
     ("0.125", 0.125, 3, False), ("0.11", 0.125, 3, False), ("0.7", 0.76, 2, False),
     ("0.12", 0.125, None, False), ("1.2e-1", 0.125, 3, False), ("abc", 0.125, 3, False),
+    ("0.5", 0.5, 2, False), ("2", 2.0, 3, False), ("0.5", 0.504, 2, False), ("0.5", 0.51, 2, True),
 ])
 def test_too_few_decimals(typed, answer, decimals, expected):
     assert too_few_decimals(typed, answer, decimals) is expected
+
+
+@pytest.mark.parametrize("typed", ["0.5", ".5", "0.50", "0.500"])
+def test_an_exact_answer_with_fewer_decimals_is_accepted_and_never_called_rounded(typed):
+    # Review R4-9: Mistral's cache at 4096 tokens is exactly 0.5 GiB, asked with 2 decimals.
+    d = data_of(number_check("a", "q?", 2**29 / 2**30, decimals=2, hints=HINTS))
+    assert abs(float(typed) - d["answer"]) <= d["atol"]          # the check's own rule accepts it
+    assert not too_few_decimals(typed, d["answer"], d["decimals"])  # so the "rounded" message never shows
 
 
 def test_a_check_with_decimals_writes_how_many_are_asked_for():

@@ -56,6 +56,7 @@ def shown(lab) -> dict:
         return {t, weights: rows.map(r => r.map(c => c.textContent)),
                 computed: rows.map(r => r.map(c => c.dataset.now === "true")),
                 step: root.querySelector("[data-count=step]").textContent,
+                pick: root.querySelector("[data-count=pick]").textContent,
                 total: root.querySelector("[data-count=total]").textContent,
                 kept: [...root.querySelectorAll(".sa-gen-cache li")].map(li => li.textContent),
                 pressed: mode.getAttribute("aria-pressed"), label: mode.textContent,
@@ -67,13 +68,23 @@ def count(n: int) -> str:
     return f"{n:,}"
 
 
+def step_text(state, prompt: int) -> str:
+    """The lab's count of one step: the step that reads t tokens (the prefill reads the whole prompt)."""
+    if state["t"] == prompt:
+        return f"The prefill reads the {state['t']} tokens of the prompt at once: {count(state['step'])} scores."
+    return f"This step reads {state['t']} tokens: {count(state['step'])} scores."
+
+
 def assert_shows(lab, fixture, state):
     got = shown(lab)
     name = state["name"]
     assert got["t"] == state["t"], name
     assert got["weights"] == state["weights"], name
     assert got["computed"] == [row[: i + 1] for i, row in enumerate(state["computed"])], name
-    assert got["step"] == f"This step: {count(state['step'])} scores.", name
+    assert got["step"] == step_text(state, fixture["prompt"]), name
+    # Review R4-1: the step that reads t tokens picks token t + 1 (counting from one), which has no row yet.
+    assert got["pick"] == f"It picks token {state['t'] + 1}: “{state['picked']}”.", name
+    assert len(got["weights"]) == state["t"], name
     assert got["total"] == f"So far: {count(state['total'])} scores.", name
     assert got["kept"] == state["kept"], name
     assert got["pressed"] == ("true" if state["cache"] else "false"), name
@@ -132,7 +143,7 @@ def test_status_is_announced_and_everything_has_a_name(desk):
     status = lab.locator(".sa-gen-status")
     assert status.get_attribute("aria-live") == "polite"
     button(lab, "next").click()
-    assert status.text_content().startswith("Wrote a token:")
+    assert status.text_content().startswith("Next step. This step reads")
     button(lab, "mode").click()
     assert status.text_content().startswith("KV cache off")
     button(lab, "next").focus()

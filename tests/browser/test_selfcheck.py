@@ -138,12 +138,28 @@ def test_the_decimals_rule_is_the_one_of_booktools(chapter):
 
     cases = [("0.12", 0.125, 3), ("0.13", 0.125, 3), ("0.73", 0.731, 3), (".7", 0.731, 3), ("1", 1.2, 2),
              ("0.125", 0.125, 3), ("0.11", 0.125, 3), ("0.7", 0.76, 2), ("0.12", 0.125, None),
-             ("1.2e-1", 0.125, 3), ("abc", 0.125, 3), ("\u22120.7", -0.731, 3)]
+             ("1.2e-1", 0.125, 3), ("abc", 0.125, 3), ("\u22120.7", -0.731, 3),
+             ("0.5", 0.5, 2), ("2", 2.0, 3), ("0.5", 0.504, 2), ("0.5", 0.51, 2)]
     got = chapter.evaluate("""async (cases) => {
         const m = await import('./_static/sa/selfcheck.js');
         return cases.map(([t, a, d]) => m.tooFewDecimals(t, a, d));
     }""", cases)
     assert got == [too_few_decimals(t, a, d) for t, a, d in cases]
+
+
+@pytest.mark.parametrize("typed", ["0.5", ".5", "0.50"])
+def test_an_exact_answer_with_fewer_decimals_is_accepted(page, site_url, typed):
+    # Review R4-9: Mistral 7B's cache at 4096 tokens is exactly 2**29 bytes = 0.5 GiB, asked with 2 decimals.
+    import selfattention as sa
+
+    c = sa.PUBLISHED["Mistral 7B"]
+    assert sa.kv_cache_bytes(c.layers, c.kv_heads, c.d_head, 4096) / 2**30 == 0.5
+    page.goto(f"{site_url}/one-word-at-a-time.html", wait_until="domcontentloaded")
+    page.wait_for_selector(".sa-progress")
+    assert check_data(page, "gen-mistral-4k")["decimals"] == 2
+    feedback = answer_text(page, "gen-mistral-4k", typed)
+    assert feedback.get_attribute("data-tone") == "right", feedback.text_content()
+    assert "rounded" not in feedback.text_content()
 
 
 def test_number_parser_reads_every_reasonable_form(chapter):

@@ -312,3 +312,88 @@ def test_time_per_token_is_positive_both_ways():
     model = tiny_decoder()
     assert 0 < time_per_token(model, 32, repeat=1) < 1
     assert 0 < time_per_token(model, 32, cache=False, repeat=1) < 1
+
+
+# Review R4-1: the step that reads t tokens (feeds token t) picks token t + 1, and computes t scores with
+# the cache and t (t + 1) / 2 without. These tests count the scores a real run computes.
+
+@pytest.mark.parametrize("cache", [True, False])
+def test_the_step_that_picks_token_t_plus_1_reads_t_tokens_and_computes_scores_per_step(cache):
+    from tests.selfattention.score_counter import counted_steps
+
+    model, prompt, steps = tiny_decoder(), [0, 1, 4], 6
+    with counted_steps(model) as seen:
+        out = generate(model, prompt, steps, cache=cache)
+    assert len(seen) == steps and len(out) == len(prompt) + steps   # one step per token picked
+    for k, step in enumerate(seen):
+        t = len(prompt) + k                 # the step picks out[t], token t + 1 (counting from one)...
+        assert step.S == t                  # ...and reads t tokens: it has no key for the token it picks
+        if k == 0 and cache:                # the prefill reads the whole prompt at once
+            assert (step.L, step.scores) == (t, scores_per_step(t, cache=False))
+        else:
+            assert step.L == (1 if cache else t)
+            assert step.scores == scores_per_step(t, cache=cache)
+
+
+@pytest.mark.parametrize("G", [1, 5, 30])
+def test_writing_g_tokens_after_one_token_computes_the_totals_of_eq_gen_totals(G):
+    from tests.selfattention.score_counter import counted_steps
+
+    model = tiny_decoder()
+    for cache, total in ((True, G * (G + 1) // 2), (False, G * (G + 1) * (G + 2) // 6)):
+        with counted_steps(model) as seen:
+            generate(model, [0], G, cache=cache)
+        assert [s.S for s in seen] == list(range(1, G + 1))   # the G steps read 1, 2, ..., G tokens
+        assert sum(s.scores for s in seen) == total
+
+
+def test_the_generation_labs_counts_are_those_of_a_real_run():
+    from booktools.labs.generation import generation_config, generation_states
+    from tests.selfattention.score_counter import counted_steps
+
+    config = generation_config()
+    model, p, n = tiny_decoder(), config["prompt"], len(config["tokens"])
+    ids = [VOCAB.index(w) for w in config["tokens"][:p]]
+    for cache in (True, False):
+        with counted_steps(model) as seen:
+            out = generate(model, ids, n - p + 1, cache=cache)   # the steps that read p, ..., n tokens
+        assert [VOCAB[i] for i in out] == config["tokens"] + [config["next"]]
+        for state in generation_states(config):
+            if state["cache"] != cache:
+                continue
+            step = seen[state["t"] - p]
+            assert step.S == state["t"] and step.scores == state["step"], state["name"]
+            assert state["total"] == sum(s.scores for s in seen[: state["t"] - p + 1]), state["name"]
+            assert state["picked"] == VOCAB[out[state["t"]]], state["name"]   # token t + 1
+
+
+def _published_params(vocab, d, layers, d_ff, mlp, d_kv, *, positions=0, biases=False, tied=False):
+    """Parameters of a decoder from its shapes: embeddings, layers, the final norm and the output matrix."""
+    attention = 2 * d * d + 2 * d * d_kv + (2 * d + 2 * d_kv if biases else 0)
+    feed = mlp * d * d_ff + ((d_ff + d) if biases else 0)
+    norms = 2 * d * (2 if biases else 1)                        # layer norm has a gain and a bias; RMSNorm a gain
+    final = d * (2 if biases else 1)
+    return vocab * d + positions * d + layers * (attention + feed + norms) + final + (0 if tied else vocab * d)
+
+
+def test_the_published_parameter_counts_follow_from_the_shapes():
+    # Review R4-7: the released models' counts, not the papers' names (117M, 7B, 7B).
+    gpt2, llama, mistral = PUBLISHED["GPT-2 small"], PUBLISHED["Llama 2 7B"], PUBLISHED["Mistral 7B"]
+    assert gpt2.params == _published_params(50257, 768, 12, 3072, 2, 768, positions=1024, biases=True, tied=True)
+    assert llama.params == _published_params(32000, 4096, 32, 11008, 3, 4096)
+    assert mistral.params == _published_params(32000, 4096, 32, 14336, 3, 1024)
+    assert (gpt2.named, llama.named, mistral.named) == ("117M", "7B", "7B")
+    assert mistral.params > llama.params and mistral.kept(10**6) == mistral.window == 4096
+
+
+def test_the_matrices_outweigh_the_attention_of_llama_2_7b_up_to_about_25k_tokens():
+    # Review R4-5: per layer and token, 8 d^2 + 6 d d_ff against 4 n d.
+    c = PUBLISHED["Llama 2 7B"]
+    d = c.d_model
+    assert c.matrix_flops() == 8 * d * d + 6 * d * c.d_ff
+    crossover = c.matrix_flops() / (4 * d)
+    assert 24_000 < crossover < 25_000
+    m, a = c.step_flops(int(crossover))
+    assert m == a
+    m, a = c.step_flops(100, cache=False)
+    assert m == 100 * c.matrix_flops() and a == c.heads * 4 * c.d_head * scores_per_step(100, cache=False)

@@ -55,14 +55,18 @@ export function typedResolution(text) {
 }
 
 // booktools.selfcheck.too_few_decimals: the right answer rounded to fewer
-// decimals than the check asks for ("0.12" for 0.125 with 3 decimals).
+// decimals than the check asks for ("0.12" for 0.125 with 3 decimals). An
+// answer within the check's own tolerance is accepted, not rounded: "0.5"
+// for 0.50 with 2 decimals is exact.
 export function tooFewDecimals(text, answer, decimals) {
   if (decimals === undefined || decimals === null) return false;
   const s = text.trim().replace(/\u2212/g, "-").replace(/[\s_,\u00a0\u202f]+/g, "");
   if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(s)) return false;
   const shown = s.includes(".") ? s.split(".")[1].length : 0;
   if (shown >= decimals) return false;
-  return Math.abs(Number(s) - answer) <= 0.5 * 10 ** -shown * (1 + 1e-9);
+  const gap = Math.abs(Number(s) - answer);
+  if (gap <= 0.5 * 10 ** -decimals * (1 + 1e-9)) return false;
+  return gap <= 0.5 * 10 ** -shown * (1 + 1e-9);
 }
 
 // The tolerance rule of booktools.selfcheck.number_check.

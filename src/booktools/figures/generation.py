@@ -1,9 +1,10 @@
 """Writing one token at a time: the scores each step computes, and the time per token.
 
-Chapter "One word at a time": with a KV cache, step ``t`` scores one query
-against ``t`` keys; without it, the whole causal table of ``t`` tokens is
-recomputed. :func:`plot_step_scores` counts them; :func:`plot_time_per_token`
-shows what the book's machine measured, on log-log axes with fitted slopes.
+Chapter "One word at a time": with a KV cache, the step that reads ``t``
+tokens (and picks token ``t + 1``) scores one query against ``t`` keys;
+without it, the whole causal table of ``t`` tokens is recomputed.
+:func:`plot_step_scores` counts them; :func:`plot_time_per_token` shows
+what the book's machine measured, on log-log axes with fitted slopes.
 """
 
 from __future__ import annotations
@@ -24,14 +25,17 @@ from .cost import _fit_line
 def plot_step_scores(t: int) -> Figure:
     """The causal table of ``t`` tokens twice: the cells one step computes with and without the cache.
 
-    Left, with the cache: only the last row (the new query against all ``t``
-    keys) is computed; the rows above are kept. Right, without it: every
-    cell on and below the diagonal is computed again.
+    The step reads ``t`` tokens, at positions 0 to ``t - 1``, and picks
+    token ``t + 1``, which has no row yet. Left, with the cache: only the
+    last row (the newest query against all ``t`` keys, its own included)
+    is computed; the rows above are kept. Right, without it: every cell on
+    and below the diagonal is computed again. The axes number positions
+    from 0, as the rest of the book does.
 
     Parameters
     ----------
     t : int
-        The number of tokens once the step is taken (2 to 10).
+        The number of tokens the step reads (2 to 10).
 
     Returns
     -------
@@ -62,11 +66,11 @@ def plot_step_scores(t: int) -> Figure:
         image[computed] = (0.0, 0.447, 0.698)  # OKABE_ITO blue: computed at this step
         ax.imshow(image, interpolation="nearest")
         ax.set_xticks(range(t))
-        ax.set_xticklabels([str(j + 1) for j in range(t)])
+        ax.set_xticklabels([str(j) for j in range(t)])
         ax.set_yticks(range(t))
-        ax.set_yticklabels([str(i + 1) for i in range(t)])
-        ax.set_xlabel("key")
-        ax.set_ylabel("query")
+        ax.set_yticklabels([str(i) for i in range(t)])
+        ax.set_xlabel("key position")
+        ax.set_ylabel("query position")
         count = sa.scores_per_step(t, cache=cache)
         ax.set_title(f"{'with' if cache else 'without'} cache:\n{count} scores")
         ax.set_xticks(np.arange(-0.5, t), minor=True)

@@ -1,11 +1,15 @@
 """The "generation" lab of the chapter "One word at a time": a generation stepper.
 
 The lab shows the causal weight table of one head (layer 1, head 0) of the
-package's tiny decoder as it writes. Each press of "Next token" adds one row
-and one column. The cells computed at that step are highlighted: with the
-KV cache only the new row, without it the whole triangle again. A toggle
-switches between the two, a strip shows the cache's contents, and a counter
-gives the scores computed so far (had every step used the mode shown).
+package's tiny decoder as it writes. The first state is the prefill, which
+reads the whole prompt at once. Each press of "Next token" goes to the next
+step: it feeds one more token, so the table grows by one row and one column,
+and the step that reads ``t`` tokens picks token ``t + 1`` (counting from
+one). The cells computed at that step are highlighted: with the KV cache
+only the newest row, without it the whole triangle again. A toggle switches
+between the two, a strip shows the cache's contents, and a counter gives
+the scores of this step and of all steps so far (had every step used the
+mode shown), and the token this step picks.
 
 The weights of a causal table do not depend on how many rows follow, so the
 table at ``t`` tokens is the top-left corner of the full pass's table. The
@@ -48,7 +52,8 @@ def generation_config(prompt: Sequence[str] = ("the", "cat", "sat"), steps: int 
     -------
     dict
         ``tokens`` (words), ``q`` and ``k`` (one row per token), ``prompt``
-        (its length) and ``decimals``.
+        (its length), ``next`` (the word the step that reads all the tokens
+        picks) and ``decimals``.
 
     Raises
     ------
@@ -59,8 +64,8 @@ def generation_config(prompt: Sequence[str] = ("the", "cat", "sat"), steps: int 
     Examples
     --------
     >>> c = generation_config()
-    >>> c["tokens"], c["prompt"]
-    (['the', 'cat', 'sat', 'on', 'mat', 'sat'], 3)
+    >>> c["tokens"], c["prompt"], c["next"]
+    (['the', 'cat', 'sat', 'on', 'mat', 'sat'], 3, 'is')
     """
     unknown = [w for w in prompt if w not in VOCAB]
     if unknown:
@@ -69,14 +74,14 @@ def generation_config(prompt: Sequence[str] = ("the", "cat", "sat"), steps: int 
         raise ValueError(f"the lab shows 2 to {MAX_TOKENS} tokens and writes at least 1, "
                          f"got {len(prompt)} + {steps}")
     model = sa.tiny_decoder()
-    ids = sa.generate(model, [VOCAB.index(w) for w in prompt], steps)
-    n = len(ids)
-    x = model.embed[ids] + sa.sinusoidal_positions(n, model.d_model)  # (n, d_model)
+    ids = sa.generate(model, [VOCAB.index(w) for w in prompt], steps + 1)  # one more: what the last step picks
+    n = len(ids) - 1
+    x = model.embed[ids[:n]] + sa.sinusoidal_positions(n, model.d_model)  # (n, d_model)
     block = model.blocks[0]
     q = sa.split_heads(x @ block.w_q, model.h)[0]  # (n, d_head): head 0
     k = sa.split_heads(x @ block.w_k, model.kv_heads)[0]  # (n, d_head)
-    return {"tokens": [VOCAB[i] for i in ids], "q": q.tolist(), "k": k.tolist(), "prompt": len(prompt),
-            "decimals": DECIMALS["weights"]}
+    return {"tokens": [VOCAB[i] for i in ids[:n]], "q": q.tolist(), "k": k.tolist(), "prompt": len(prompt),
+            "next": VOCAB[ids[n]], "decimals": DECIMALS["weights"]}
 
 
 def generation_lab(*, lab_id: str = "gen-lab", prompt: Sequence[str] = ("the", "cat", "sat"),
@@ -104,7 +109,11 @@ def weights(config: dict, t: int) -> np.ndarray:
 
 
 def step_scores(t: int, prompt: int, cache: bool) -> int:
-    """Scores computed by the step that makes the text ``t`` tokens long (the prefill at ``t = prompt``)."""
+    """Scores computed by the step that reads ``t`` tokens and picks token ``t + 1``.
+
+    The first step, at ``t = prompt``, is the prefill: it reads the whole
+    prompt at once and computes its causal table, with the cache or without.
+    """
     if t == prompt:
         return prompt * (prompt + 1) // 2
     return sa.scores_per_step(t, cache=cache)
@@ -116,10 +125,11 @@ def generation_states(config: dict) -> list[dict]:
     Returns
     -------
     list of dict
-        ``name``, ``presses``, ``t``, ``cache`` (the toggle), ``weights``
-        (formatted, lower triangle, row by row), ``computed`` (cells
-        highlighted), ``step`` and ``total`` (scores) and ``kept`` (the
-        tokens in the cache).
+        ``name``, ``presses``, ``t`` (the tokens this step reads), ``cache``
+        (the toggle), ``weights`` (formatted, lower triangle, row by row),
+        ``computed`` (cells highlighted), ``step`` and ``total`` (scores),
+        ``picked`` (the word this step picks, token ``t + 1``) and ``kept``
+        (the tokens in the cache).
 
     Examples
     --------
@@ -155,6 +165,7 @@ def generation_states(config: dict) -> list[dict]:
             "weights": [[fmt(w[i, j], d) for j in range(i + 1)] for i in range(t)],
             "computed": computed, "step": step_scores(t, p, cache),
             "total": sum(step_scores(s, p, cache) for s in range(p, t + 1)),
+            "picked": config["tokens"][t] if t < n else config["next"],
             "kept": list(config["tokens"][:t]) if cache else [],
         })
     return states
@@ -170,7 +181,8 @@ def generation_fixture(config: dict) -> dict:
     """
     if len(config["q"]) != len(config["tokens"]) or len(config["k"]) != len(config["tokens"]):
         raise ValueError("the config needs one query and one key per token")
-    return {"tokens": list(config["tokens"]), "prompt": config["prompt"], "states": generation_states(config)}
+    return {"tokens": list(config["tokens"]), "prompt": config["prompt"], "next": config["next"],
+            "states": generation_states(config)}
 
 
 __all__ = ["generation_config", "generation_fixture", "generation_lab", "generation_states"]

@@ -4,8 +4,9 @@
 // booktools.labs.generation, state by state.
 import { causalMask, maskedWeights, scores } from "../maths.js";
 
-// Scores computed by the step that makes the text t tokens long; the first
-// step, the prefill, reads the whole prompt at once.
+// Scores computed by the step that reads t tokens (and so picks token t + 1,
+// counting from one); the first step, the prefill, reads the whole prompt at
+// once.
 export function stepScores(t, prompt, cache) {
   if (t === prompt) return (prompt * (prompt + 1)) / 2;
   return cache ? t : (t * (t + 1)) / 2;
@@ -22,7 +23,8 @@ export function createState(config) {
     toggle() { state.cache = !state.cache; },
     // What the view draws: the weights of the first t tokens (a causal table
     // does not change as rows are added), the cells this step computes, the
-    // scores of this step and of all steps so far, and the tokens kept.
+    // scores of this step and of all steps so far, the token it picks (token
+    // t + 1; after the last token, config.next) and the tokens kept.
     view() {
       const { t, cache } = state;
       const q = config.q.slice(0, t);
@@ -33,6 +35,7 @@ export function createState(config) {
       for (let s = p; s <= t; s += 1) total += stepScores(s, p, cache);
       return {
         t, cache, weights, computed, step: stepScores(t, p, cache), total,
+        picked: t < n ? config.tokens[t] : config.next, prefill: t === p,
         kept: cache ? config.tokens.slice(0, t) : [], atStart: t === p, atEnd: t === n,
       };
     },

@@ -1,7 +1,9 @@
-// Lab "generation" (chapter "One word at a time"): a generation stepper. Each
-// press of "Next token" adds one row and one column to one head's causal
-// weight table; the cells computed at this step are highlighted (with the KV
-// cache only the new row, without it the whole triangle again). A toggle
+// Lab "generation" (chapter "One word at a time"): a generation stepper. It
+// opens on the prefill, which reads the whole prompt at once. Each press of
+// "Next token" goes to the next step, which feeds one more token: one head's
+// causal weight table grows by a row and a column, and the step that reads t
+// tokens picks token t + 1. The cells computed at this step are highlighted
+// (with the KV cache only the newest row, without it the whole triangle again). A toggle
 // switches between the two, a strip shows what the cache holds, and a counter
 // gives the scores computed so far. The page computes the config with
 // booktools.labs.generation; the state lives in generation-state.js. No globals.
@@ -9,6 +11,12 @@ import { removeFallback } from "../contract.js";
 import { h, loadStylesheet } from "../dom.js";
 import { fmt, formatCount } from "../format.js";
 import { createState } from "./generation-state.js";
+
+// The count of this step: the prefill reads the whole prompt at once.
+function stepText(v) {
+  return v.prefill ? `The prefill reads the ${v.t} tokens of the prompt at once: ${formatCount(v.step)} scores.`
+    : `This step reads ${v.t} tokens: ${formatCount(v.step)} scores.`;
+}
 
 export function mount(root, config) {
   loadStylesheet(new URL("./panel.css", import.meta.url));
@@ -29,8 +37,8 @@ export function mount(root, config) {
   const keptTitle = h("p", { class: "sa-gen-cache-title" });
   const status = h("p", { class: "sa-panel-status sa-gen-status", role: "status", "aria-live": "polite" });
   const hint = h("p", { class: "sa-panel-hint" },
-    "Highlighted cells are computed at this step. Press Next token to write one more; "
-    + "switch the cache off to recompute everything.");
+    "Highlighted cells are computed at this step. The first step, the prefill, reads the whole prompt "
+    + "at once. Press Next token for the next step; switch the cache off to recompute everything.");
   removeFallback(root);
   root.append(h("div", { class: "sa-panel sa-gen" }, controls,
     h("div", { class: "sa-panel-body" },
@@ -68,7 +76,8 @@ export function mount(root, config) {
       h("thead", {}, head), body);
 
     counts.replaceChildren(
-      h("span", { "data-count": "step" }, `This step: ${formatCount(v.step)} scores.`), " ",
+      h("span", { "data-count": "step" }, stepText(v)), " ",
+      h("span", { "data-count": "pick" }, `It picks token ${v.t + 1}: “${v.picked}”.`), " ",
       h("span", { "data-count": "total" }, `So far: ${formatCount(v.total)} scores.`));
     keptTitle.textContent = v.cache ? `The cache holds the keys and values of ${v.kept.length} tokens:`
       : "Nothing is kept: every step recomputes all keys and values.";
@@ -77,15 +86,15 @@ export function mount(root, config) {
   }
 
   const say = (v, what) => {
-    status.textContent = `${what} ${v.t} tokens; this step computed ${formatCount(v.step)} scores, `
-      + `${formatCount(v.total)} so far.`;
+    status.textContent = `${what} This step reads ${v.t} tokens and computes ${formatCount(v.step)} scores, `
+      + `${formatCount(v.total)} so far; it picks token ${v.t + 1}, “${v.picked}”.`;
   };
-  next.addEventListener("click", () => { lab.next(); say(render(), "Wrote a token:"); });
-  back.addEventListener("click", () => { lab.back(); say(render(), "Went back:"); });
+  next.addEventListener("click", () => { lab.next(); say(render(), "Next step."); });
+  back.addEventListener("click", () => { lab.back(); say(render(), "Back one step."); });
   mode.addEventListener("click", () => {
     lab.toggle();
     const v = render();
-    say(v, v.cache ? "KV cache on: each step scores only the new row." : "KV cache off: each step recomputes the whole table.");
+    say(v, v.cache ? "KV cache on: each step scores only the newest row." : "KV cache off: each step recomputes the whole table.");
   });
 
   render();
