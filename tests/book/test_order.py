@@ -94,7 +94,7 @@ SYMBOLS = {
     "$d_v$": r"d_v(?![\w])",
     "$h$": r"(?<![\\\w{])h(?![\w_])",
     "$d_\\text{head}$": r"d_\\text\{head\}",
-    "$\\text{kv\\_heads}$": r"kv\\_heads",
+    "$\\text{kv}\\_\\text{heads}$": r"kv\}?\\_(?:\\text\{)?heads",
     "$d_\\text{ff}$": r"d_\\text\{ff\}",
     "$B$": r"(?<![\\\w{])B(?![\w])",
     "$N$": r"(?<![\\\w{])N(?![\w])",
