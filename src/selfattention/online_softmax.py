@@ -3,11 +3,16 @@
 :func:`~selfattention.fast.blockwise_attention` is the fast version;
 this module does the same sums slowly and keeps every intermediate value,
 so a page can print and draw them. Keys and values are read in blocks.
-After each block, every query holds three things:
+After each block, every query holds two numbers and one vector:
 
 * the running max ``m``: the largest score seen so far;
-* the running sum ``l``: the sum of ``exp(score - m)`` over the keys seen;
-* the running weighted sum ``acc`` of the values, with the same weights.
+* the running sum ``l`` (the chapter's ℓ): the sum of ``exp(score - m)``
+  over the keys seen;
+* the running output ``acc`` (the chapter's ``a``), a vector of ``d_v``
+  numbers: the weighted sum of the values, with the same weights.
+
+Before the first block ``m`` is ``-inf``, so the first factor
+``exp(m_old - m_new)`` is 0: there is no old sum yet.
 
 When a block brings a larger score, the old ``l`` and ``acc`` were summed
 with the old max, so both are multiplied by ``exp(m_old - m_new)``. After

@@ -12,8 +12,15 @@ weight exactly 0.
   after it). About ``n * (window + 1)`` scores: linear in ``n``.
 * :func:`~selfattention.strided_mask`: each query reads the ``stride`` keys ending at
   itself, plus every ``stride``-th key before that, as in the "strided"
-  pattern of the Sparse Transformer. About ``n * (stride + n / stride)``
-  scores, and ``n * sqrt(n)`` for ``stride = sqrt(n)``.
+  pattern of the Sparse Transformer, its two parts merged into one mask.
+  About ``n * stride + n**2 / (2 * stride)`` scores, and ``1.5 * n * sqrt(n)``
+  for ``stride = sqrt(n)``.
+
+Both are dense ``(L, S)`` arrays: a mask only says which scores to drop.
+Plain attention still computes every score, and the mask itself takes
+``L * S`` bytes; only code that skips what the mask blocks, such as
+:func:`~selfattention.fast.blockwise_attention` (which skips key blocks
+that the mask blocks whole), turns the smaller count into less work.
 
 Positions are aligned to the top-left corner, as in
 :func:`~selfattention.attention.causal_mask`: query ``i`` sits at key
@@ -54,8 +61,9 @@ def sliding_window_mask(L: int, window: int, S: int | None = None, *, causal: bo
     L : int
         Number of queries (rows).
     window : int
-        How many keys before the query it may read, besides itself
-        (0 means only itself).
+        The look-back: how many keys before the query it may read, besides
+        itself (0 means only itself), so ``window + 1`` keys in all.
+        Longformer's window size counts the whole window instead.
     S : int, optional
         Number of keys (columns); defaults to ``L``.
     causal : bool, default True, keyword-only

@@ -59,11 +59,12 @@ def plot_attention(weights, tokens: Sequence[str], title: str = "") -> Figure:
     fig, ax = subplots(figsize=(side + labels, side + labels + 1.2), layout="constrained")
     image = ax.imshow(w, cmap=CMAP, vmin=0.0, vmax=max(float(w.max()), 1e-9))
     _label_tokens(ax, tokens, rows=True, columns=True)
-    ax.set_xlabel("attended to (key)")
-    ax.set_ylabel("attending (query)")
+    ax.set_xlabel("token looked at (key)")
+    ax.set_ylabel("token that looks (query)")
     if title:
         fig.suptitle(title)
-    fig.colorbar(image, ax=ax, location="top", fraction=0.05, pad=0.02, label="weight")
+    fig.colorbar(image, ax=ax, location="top", fraction=0.05, pad=0.02,
+                 label="weight (0 to the largest of this table)")
     return finish(fig)
 
 

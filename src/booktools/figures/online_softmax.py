@@ -19,10 +19,11 @@ def plot_online_softmax(steps: Sequence, scores, final, *, query: int = 0) -> Fi
 
     Three panels, one below the other, one point per block of keys: (a) the scores with the
     block boundaries and the running max ``m`` after each block; (b) the
-    running sum ``l`` as a stacked bar, the old sum after its rescaling by
-    ``exp(m_old - m_new)`` below and the new block's sum on top; (c) the
-    partial output ``acc / l`` after each block, which ends on the output of
-    plain attention (dashed).
+    running sum ``ℓ`` (``run_sum``) as a stacked bar, the old sum after its
+    rescaling by ``exp(m_old - m_new)`` below and the new block's sum on top;
+    (c) the partial output ``a / ℓ`` (``partial``, with ``a`` the running
+    output ``acc``) after each block, which ends on the output of plain
+    attention (dashed). The labels use the chapter's symbols.
 
     Parameters
     ----------
@@ -80,7 +81,7 @@ def plot_online_softmax(steps: Sequence, scores, final, *, query: int = 0) -> Fi
     old = np.array([0.0] + [st.run_sum[i] for st in steps[:-1]])  # l before each block
     kept = old * np.array([st.rescale[i] for st in steps])  # l_old * exp(m_old - m_new)
     new = np.array([st.run_sum[i] for st in steps]) - kept  # what the block itself added
-    ax_l.bar(blocks, kept, color=OKABE_ITO[4], label="old l, rescaled")
+    ax_l.bar(blocks, kept, color=OKABE_ITO[4], label="old ℓ, rescaled")
     ax_l.bar(blocks, new, bottom=kept, color=OKABE_ITO[1], label="this block")
     top = (kept + new).max()
     for k, (b, st) in enumerate(zip(blocks, steps)):
@@ -90,18 +91,18 @@ def plot_online_softmax(steps: Sequence, scores, final, *, query: int = 0) -> Fi
     ax_l.set_ylim(0, top * 1.7)
     ax_l.set_xticks(blocks)
     ax_l.set_xlabel("after block")
-    ax_l.set_title("(b) running sum l")
+    ax_l.set_title("(b) running sum ℓ")
     ax_l.legend(loc="upper left", frameon=True, framealpha=1)
 
     # (c) the partial output converges to plain attention's
     partial = np.array([st.partial[i] for st in steps])  # (blocks, d_v)
     for c in range(partial.shape[1]):
         colour = OKABE_ITO[(2, 3, 6, 7)[c % 4]]
-        ax_o.plot(blocks, partial[:, c], _MARKERS[c % 4] + "-", color=colour, ms=5, label=f"output[{c}]")
+        ax_o.plot(blocks, partial[:, c], _MARKERS[c % 4] + "-", color=colour, ms=5, label=f"(a / ℓ)[{c}]")
         ax_o.axhline(final[i, c], color=colour, ls="--", lw=1)
     ax_o.set_xticks(blocks)
     ax_o.set_xlabel("after block")
-    ax_o.set_title("(c) partial output acc / l")
+    ax_o.set_title("(c) partial output a / ℓ")
     ax_o.legend(loc="best", frameon=True, framealpha=1)
     for ax in (ax_s, ax_l, ax_o):
         ax.grid(True, axis="y", color="0.92", lw=0.6)

@@ -25,8 +25,10 @@ def plot_referent_heads(first, second, *, sentences: Sequence[str], targets: Seq
     ``targets[0]``; up, the weight on ``targets[1]``. Points above the
     dashed diagonal give more weight to the second target. Marked heads are
     drawn larger and labelled (diamonds for ``highlight``, squares for
-    ``against``), and their move from the first sentence to the second is
-    drawn as an arrow in the second panel.
+    ``against``). In the second panel a hollow marker of the same shape and
+    colour shows where each marked head was in the first sentence, and an
+    arrow in its colour, curved, draws its move, so that two heads that swap
+    places give two arcs, not one double arrow.
 
     Parameters
     ----------
@@ -97,9 +99,13 @@ def plot_referent_heads(first, second, *, sentences: Sequence[str], targets: Seq
         ax.text(top * 0.96, top * 0.04, f'prefers "{targets[0]}"', fontsize=12, color="0.3", ha="right")
     axes[1].set_xlabel(f'weight "{source}" → "{targets[0]}"')
     axes[0].tick_params(labelbottom=True)
-    for (layer, head), *_ in marks:
+    for (layer, head), marker, colour, _ in marks:  # in the second panel: where each was, and its move
+        axes[1].scatter(*a[layer, head], s=55, marker=marker, facecolors="none", edgecolors=colour,
+                        linewidths=1.3, zorder=3)
+        # Curved: two heads that swap places get two arcs, one on each side, not one double arrow.
         axes[1].annotate("", xy=tuple(b[layer, head]), xytext=tuple(a[layer, head]),
-                         arrowprops=dict(arrowstyle="-|>", color="0.25", lw=1.1, shrinkA=4, shrinkB=6),
+                         arrowprops=dict(arrowstyle="-|>", color=colour, lw=1.6, shrinkA=4, shrinkB=7,
+                                         connectionstyle="arc3,rad=0.5"),
                          zorder=3)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=1, frameon=False,

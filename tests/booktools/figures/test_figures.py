@@ -133,3 +133,30 @@ def test_fading_figure_draws_each_curve_and_names_bad_lengths():
         plot_fading(k, 0.5 ** k, [0.2])
     with pytest.raises(ValueError, match="of one length"):
         plot_position_accuracy({"a": [1, 0], "b": [1]})
+
+
+def test_referent_heads_mark_where_each_head_was_so_swapped_heads_stay_apart():
+    first = np.full((2, 3, 2), 0.05)
+    second = first.copy()
+    first[1, 2], second[1, 2] = (0.10, 0.08), (0.05, 0.19)   # moves up, toward the second target
+    first[0, 0], second[0, 0] = (0.07, 0.13), (0.09, 0.07)   # moves the other way: they almost swap
+    fig = plot_referent_heads(first, second, sentences=["a", "b"], targets=["x", "y"],
+                              highlight=[(1, 2)], against=[(0, 0)])
+    lower = fig.axes[1]
+    hollow = [c for c in lower.collections
+              if len(c.get_offsets()) == 1 and len(c.get_facecolors()) == 0]
+    assert sorted(tuple(np.round(c.get_offsets()[0], 2)) for c in hollow) == [(0.07, 0.13), (0.1, 0.08)]
+    arrows = [t.arrow_patch for t in lower.texts if getattr(t, "arrow_patch", None) is not None]
+    assert len({a.get_edgecolor() for a in arrows}) == 2   # one colour per marked head
+    finish(fig)
+
+
+def test_online_softmax_panels_use_the_chapters_symbols():
+    rng = np.random.default_rng(0)
+    q, k, v = rng.standard_normal((1, 2)), rng.standard_normal((8, 2)), rng.standard_normal((8, 2))
+    steps = sa.online_softmax_trace(q, k, v, block_size=4)
+    fig = plot_online_softmax(steps, sa.attention_scores(q, k), sa.scaled_dot_product_attention(q, k, v))
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles[1] == "(b) running sum ℓ" and titles[2] == "(c) partial output a / ℓ"
+    assert steps[0].rescale[0] == 0.0   # the first factor: no old sum yet
+    finish(fig)
