@@ -21,7 +21,7 @@ inside its parent's item. A module whose functions the API pages document
 under two names (``selfattention.split_heads`` and
 ``selfattention.learning.query_matrix``) gets from viewcode ``[docs]`` links
 that join one name's page to the other's prefix, an anchor that page does not
-holds; :func:`_mend_backlinks` points each at the entry of the same object.
+hold; :func:`_mend_backlinks` points each at the entry of the same object.
 """
 
 from __future__ import annotations
