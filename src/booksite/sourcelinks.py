@@ -69,6 +69,28 @@ class SourceLinks(SphinxPostTransform):
                                          refid=target[len(module) + 1:], refdoc=ref["refdoc"])
                 ref.parent.insert(ref.parent.index(ref) + 1, [nodes.Text(" "), anchor])
                 paragraph["classes"].append("sa-made-by")
+                for literal in ref.findall(nodes.literal):
+                    break_after_dots(literal)
+
+
+def break_after_dots(literal: nodes.literal) -> None:
+    """Let a long dotted name break only after a dot (``<wbr>``), not inside ``lab()`` on a phone.
+
+    Examples
+    --------
+    >>> name = nodes.literal("", "booktools.labs.grid.grid_lab()")
+    >>> break_after_dots(name)
+    >>> [child.astext() for child in name.children]
+    ['booktools.', '<wbr>', 'labs.', '<wbr>', 'grid.', '<wbr>', 'grid_lab()']
+    """
+    parts = [part for part in re.split(r"(?<=\.)", literal.astext()) if part]
+    if len(parts) < 2:
+        return
+    children = []
+    for i, part in enumerate(parts):
+        children += [nodes.raw("", "<wbr>", format="html")] * (i > 0) + [nodes.Text(part)]
+    literal.children = []
+    literal.extend(children)
 
 
 def own_module(app, modname: str, attribute: str) -> str | None:
