@@ -107,9 +107,6 @@ html_theme_options = {
     "icon_links": [],
     "logo": {},
     "navbar_persistent": ["search-button-field"],
-    "extra_footer": f"<p>Version {release}, built on {sa_build_date}. "
-                    '<a href="status.html">Build status</a> · <a href="genindex.html">Index</a> · '
-                    '<a href="runtime-licences.html">Licences of the in-browser Python</a></p>',
 }
 # Math is rendered at build time as MathML (booksite.mathml): pages carry no math script.
 html_math_renderer = "mathml"
@@ -133,7 +130,8 @@ nitpick_ignore_regex = [("py:class", r"(?!selfattention\.).*"),
                         ("py:(func|mod|meth|attr)", r"(importlib|tracemalloc|numpy|np|collections|torch)\b.*")]
 
 # pydata-sphinx-theme logs "Got invalid theme mode" unless a mode is named.
-html_context = {"default_mode": "auto"}
+html_context = {"default_mode": "auto",
+                "sa_build_date": sa_build_date}  # the footer line (book/_templates/extra-footer.html)
 
 # --- The site's own styles and script ------------------------------------------------
 html_css_files = [("sa/icons.css", {"priority": 800}), ("sa/sa.css", {"priority": 800})]  # 800: Sphinx's for ours

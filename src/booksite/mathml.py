@@ -30,6 +30,9 @@ _OPENERS = {"(", "[", "\\{", "\\langle", "\\lfloor", "\\lceil", "\\lvert", "\\lV
 _DOTS = re.compile(r"\\dots(?![a-zA-Z])")
 _ORDINARY_MO = re.compile(r'<mo(?P<attrs>(?: stretchy="false")?)>(?P<op>[|/\u2016])</mo>')
 _LABEL = re.compile(r"\\(label|nonumber|notag)(\{[^}]*\})?")
+_MTEXT = re.compile(r"<mtext>(?P<text>[^<]*)</mtext>")
+#: What a backslash escapes inside ``\text{...}``: LaTeX prints the character, the converter kept both.
+_TEXT_ESCAPE = re.compile(r"\\(?P<char>[_%#$ {}]|&amp;)")
 
 
 def normalise(latex: str) -> str:
@@ -96,6 +99,8 @@ def tex_to_mathml(latex: str, block: bool = False) -> str:
     '<math xmlns="http://www.w3.org/1998/Math/MathML"><msqrt><msub><mi>d</mi><mi>k</mi></msub></msqrt></math>'
     >>> tex_to_mathml("a / b")[-66:]  # TeX spacing: / is an ordinary symbol
     '<mo stretchy="false" lspace="0" rspace="0">/</mo><mi>b</mi></math>'
+    >>> tex_to_mathml(r"\text{kv\_heads}")  # an escaped character in text is that character
+    '<math xmlns="http://www.w3.org/1998/Math/MathML"><mtext>kv_heads</mtext></math>'
     >>> tex_to_mathml(r"\foo{x}", block=True)
     Traceback (most recent call last):
     ...
@@ -107,6 +112,7 @@ def tex_to_mathml(latex: str, block: bool = False) -> str:
     except Exception as exc:  # the converter raises SyntaxError, ValueError, IndexError...
         raise ValueError(f"cannot render the formula {latex!r} as MathML: {exc}") from None
     # TeX sets | and / as ordinary symbols; MathML would space them as infix operators.
+    mathml = _MTEXT.sub(lambda m: "<mtext>" + _TEXT_ESCAPE.sub(r"\g<char>", m["text"]) + "</mtext>", mathml)
     mathml = _ORDINARY_MO.sub(r'<mo\g<attrs> lspace="0" rspace="0">\g<op></mo>', mathml)
     # docutils indents its output; the layout ignores that white space, the page need not carry it.
     return re.sub(r">\n\s*<", "><", mathml).strip()

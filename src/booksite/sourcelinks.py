@@ -13,12 +13,23 @@ with "Made by" and names a function of :mod:`booktools.figures`,
 :mod:`booktools.labs` or :mod:`booktools.show_attention` gets it, and the paragraph gets the class
 ``sa-made-by`` for its style. Builders without viewcode pages (LaTeX)
 drop the link and keep the name.
+
+viewcode's overview page, ``_modules/index.html``, lists the modules with a
+submodule's ``<ul>`` straight inside its parent's ``<ul>`` (axe rule
+``list``); :func:`nested_module_list` writes it again with each sublist
+inside its parent's item. A module whose functions the API pages document
+under two names (``selfattention.split_heads`` and
+``selfattention.learning.query_matrix``) gets from viewcode ``[docs]`` links
+that join one name's page to the other's prefix, an anchor that page does not
+hold; :func:`_mend_backlinks` points each at the entry of the same object.
 """
 
 from __future__ import annotations
 
+import html
 import importlib
 import inspect
+import re
 
 from docutils import nodes
 from sphinx import addnodes
@@ -58,6 +69,28 @@ class SourceLinks(SphinxPostTransform):
                                          refid=target[len(module) + 1:], refdoc=ref["refdoc"])
                 ref.parent.insert(ref.parent.index(ref) + 1, [nodes.Text(" "), anchor])
                 paragraph["classes"].append("sa-made-by")
+                for literal in ref.findall(nodes.literal):
+                    break_after_dots(literal)
+
+
+def break_after_dots(literal: nodes.literal) -> None:
+    """Let a long dotted name break only after a dot (``<wbr>``), not inside ``lab()`` on a phone.
+
+    Examples
+    --------
+    >>> name = nodes.literal("", "booktools.labs.grid.grid_lab()")
+    >>> break_after_dots(name)
+    >>> [child.astext() for child in name.children]
+    ['booktools.', '<wbr>', 'labs.', '<wbr>', 'grid.', '<wbr>', 'grid_lab()']
+    """
+    parts = [part for part in re.split(r"(?<=\.)", literal.astext()) if part]
+    if len(parts) < 2:
+        return
+    children = []
+    for i, part in enumerate(parts):
+        children += [nodes.raw("", "<wbr>", format="html")] * (i > 0) + [nodes.Text(part)]
+    literal.children = []
+    literal.extend(children)
 
 
 def own_module(app, modname: str, attribute: str) -> str | None:
@@ -91,6 +124,105 @@ def setup_sourcelinks(app) -> None:
     """The ``[source]`` links; ``conf.py`` turns on :mod:`sphinx.ext.viewcode`, which writes the pages."""
     app.add_post_transform(SourceLinks)
     app.connect("builder-inited", _follow_own_modules)
+    app.connect("html-page-context", _nest_module_index)
+
+
+_MODULE_ITEM = re.compile(r'<li><a href="([^"]*)">([^<]*)</a></li>')
+
+
+def nested_module_list(body: str) -> str:
+    """viewcode's list of modules with each submodule's list inside its parent's item.
+
+    Examples
+    --------
+    >>> body = ('<h1>All modules</h1>\\n<ul><li><a href="a.html">a</a></li>\\n'
+    ...         '<ul><li><a href="a/b.html">a.b</a></li>\\n</ul><li><a href="c.html">c</a></li>\\n</ul>')
+    >>> print(nested_module_list(body))
+    <h1>All modules</h1>
+    <ul>
+    <li><a href="a.html">a</a>
+    <ul>
+    <li><a href="a/b.html">a.b</a></li>
+    </ul></li>
+    <li><a href="c.html">c</a></li>
+    </ul>
+    >>> nested_module_list("<p>no list</p>")
+    '<p>no list</p>'
+    """
+    start = body.find("<ul>")
+    items = _MODULE_ITEM.findall(body, start)
+    if start < 0 or not items:
+        return body
+    root: list = []
+    stack: list[tuple[str, list]] = [("", root)]  # (module name, its children), outermost first
+    for href, name in items:
+        while len(stack) > 1 and not html.unescape(name).startswith(stack[-1][0] + "."):
+            stack.pop()
+        children: list = []
+        stack[-1][1].append((href, name, children))
+        stack.append((html.unescape(name), children))
+    return body[:start] + _module_list(root)
+
+
+def _module_list(entries: list) -> str:
+    items = "".join(f'<li><a href="{href}">{name}</a>' + (f"\n{_module_list(children)}" if children else "")
+                    + "</li>\n" for href, name, children in entries)
+    return f"<ul>\n{items}</ul>"
+
+
+def _nest_module_index(app, pagename, templatename, context, doctree) -> None:
+    if pagename == "_modules/index" and "body" in context:
+        context["body"] = nested_module_list(context["body"])
+    elif pagename.startswith("_modules/") and "body" in context:
+        context["body"] = _mend_backlinks(app, pagename, context["body"])
+
+
+_BACKLINK = re.compile(r'(<div class="viewcode-block" id="([^"]+)">\n<a class="viewcode-back" href=")'
+                       r'([^"#]*)#([^"]*)(">)')
+
+
+def python_object(dotted: str):
+    """The object a dotted name names (a module, then attributes), or ``None``.
+
+    Examples
+    --------
+    >>> python_object("selfattention.learning.query_matrix").__name__
+    'query_matrix'
+    >>> python_object("selfattention.no_such_name") is None
+    True
+    """
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            value = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for part in parts[cut:]:
+                value = getattr(value, part)
+        except AttributeError:
+            return None
+        return value
+    return None
+
+
+def _mend_backlinks(app, pagename: str, body: str) -> str:
+    """Each ``[docs]`` link whose anchor no entry has, pointed at an entry of the same object."""
+    objects = app.env.get_domain("py").objects
+    module = pagename.removeprefix("_modules/").replace("/", ".")
+
+    def mend(m: re.Match) -> str:
+        name, page, anchor = m.group(2), m.group(3), m.group(4)
+        if anchor in objects and app.builder.get_relative_uri(pagename, objects[anchor].docname) == page:
+            return m.group(0)
+        target = python_object(f"{module}.{name}")
+        same = [(app.builder.get_relative_uri(pagename, entry.docname), entry.node_id)
+                for full, entry in objects.items()
+                if full.endswith("." + name) and target is not None and python_object(full) is target]
+        same.sort(key=lambda found: found[0] != page)  # an entry on the page viewcode chose, first
+        return f"{m.group(1)}{same[0][0]}#{same[0][1]}{m.group(5)}" if same else m.group(0)
+
+    return _BACKLINK.sub(mend, body)
 
 
 def _follow_own_modules(app) -> None:

@@ -4,50 +4,27 @@ A second build with nothing changed once deleted the stylesheet bundle of the
 pages with Run buttons (``_static/sa/site-<hash>.css``) without rewriting
 them, so ten pages linked a file that was gone. Here a copy of the session's
 build is built again with nothing changed, then again after one page is
-touched; after each build every local ``href`` and ``src`` of every page must
-name a file of the site.
+touched; after each build every local ``href`` and ``src`` of every HTML file
+(viewcode's ``_modules/`` pages too) must name a file of the site, and each
+``#fragment`` an element of the page it names.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import time
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from tests.book.pages import missing_targets
 from tests.conftest import BOOK, build_book
 
 pytestmark = pytest.mark.book
 
-_ADDRESS = re.compile(r'\b(?:href|src)="([^"]*)"')
 #: A page with Run buttons: it links the stylesheet bundle that a rebuild once deleted.
 TOUCHED = "weighted-average"
-
-
-def missing_targets(html: Path) -> list[str]:
-    """``page: address`` for each local address of a page that names no file of the site."""
-    missing = []
-    for page in sorted(html.rglob("*.html")):
-        rel = page.relative_to(html)
-        if rel.parts[0].startswith("_"):
-            continue  # the theme's template fragments, not pages
-        for address in _ADDRESS.findall(page.read_text(encoding="utf-8")):
-            parts = urlsplit(address)
-            if parts.scheme or parts.netloc or not parts.path:
-                continue  # another site, mailto:, data:, or a link within the page
-            if parts.path.startswith("/"):   # 404.html's addresses start at the site's root
-                target = (html / unquote(parts.path).lstrip("/")).resolve()
-            else:
-                target = (page.parent / unquote(parts.path)).resolve()
-            if target.is_dir():
-                target = target / "index.html"
-            if not target.is_file():
-                missing.append(f"{rel}: {address}")
-    return missing
 
 
 def rebuild(out: Path) -> str:

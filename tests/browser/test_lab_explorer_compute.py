@@ -229,7 +229,11 @@ def test_a_second_compute_is_warm_marks_unknown_and_refuses_too_many_tokens(shar
     options = lab.locator(".sa-ex-sentence").evaluate("s => s.options.length")
     press_compute(shared, lab, " ".join(["supercalifragilistic"] * 40) + ".")
     wait_message(shared, "Not computed")
-    assert f"max_tokens={MAX_TOKENS}" in message(lab) and "nothing is cut" in message(lab)
+    # In the reader's words, as the word count's check says it, with the command-line explorer's command.
+    said = message(lab)
+    assert f"Compute takes at most {MAX_TOKENS}" in said and "nothing is cut" in said, said
+    assert "max_tokens" not in said and "command-line explorer:" in said, said
+    assert lab.locator(".sa-ex-own-status .sa-ex-command").count() == 1
     assert lab.locator(".sa-ex-sentence").evaluate("s => s.options.length") == options
     assert lab.locator("button[data-action=compute]").get_attribute("aria-disabled") == "false"
 

@@ -138,6 +138,19 @@ def test_deep_python_recursion_is_a_recursion_error(run_page):
     assert out.rstrip().endswith("RecursionError: maximum recursion depth exceeded")
 
 
+def test_an_error_shows_the_readers_frames_only_and_the_status_points_below(run_page):
+    # The status sits above the output: it says "below". No frame of the runtime's own library.
+    status, out = run_exercise(run_page, "print(1")
+    assert "below" in status and "above" not in status, status
+    assert "python315.zip" not in out and "ast.py" not in out, out
+    assert 'File "<cell>", line 1' in out and "SyntaxError" in out, out
+    status, out = run_exercise(run_page, "def f():\n    return 1 / 0\nf()")
+    assert "below" in status, status
+    assert out.count('File "<cell>"') == 2 and "python315.zip" not in out, out
+    assert out.rstrip().endswith("ZeroDivisionError: division by zero"), out
+    run_exercise(run_page, "pass")  # the next test starts from a clean status
+
+
 def test_a_crash_restarts_with_a_clear_message(run_page):
     # repr of a deeply nested list recurses in C: the browser's stack overflows (a RangeError).
     code = "x = []\nfor _ in range(200000):\n    x = [x]\nrepr(x)"

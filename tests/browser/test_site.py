@@ -9,6 +9,13 @@ dark mode, with every dropdown and fold open, the crawl checks:
 * the page's own weight (its HTML and images) is under the budget.
 
 It also writes a report, ``_build/site-report.md``, with one row per page.
+
+viewcode's source pages (``_modules/``, about 75, one per module that made a
+figure or a lab or that the API pages document) are pages of the book too,
+linked from every "Made by" line. They share one template, so the crawl
+visits each of them once, in light mode, in one browser context (axe is the
+time a visit takes); the dark crawl takes two of them along: the module list
+and one module's source.
 """
 
 from __future__ import annotations
@@ -50,12 +57,22 @@ document.addEventListener('securitypolicyviolation',
   e => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));"""
 
 
+#: The source pages that the dark crawl visits as well: the list of modules and one module's code.
+SOURCE_PAGES_IN_DARK = ("_modules/index.html", "_modules/selfattention/attention.html")
+
+
 def site_pages(built_book: Path) -> list[str]:
-    """Every HTML page of the build, from the build output itself."""
+    """Every HTML page of the build but viewcode's source pages, from the build output itself."""
     return sorted(
         str(p.relative_to(built_book)) for p in built_book.rglob("*.html")
         if not p.relative_to(built_book).parts[0].startswith("_")
     )
+
+
+def source_pages(built_book: Path) -> list[str]:
+    """viewcode's source pages, ``_modules/**.html``: with :func:`site_pages`, every HTML file of the
+    build but the theme's template fragments in ``_static/``."""
+    return sorted(str(p.relative_to(built_book)) for p in (built_book / "_modules").rglob("*.html"))
 
 
 def meaningful_alt(alt: str) -> bool:
@@ -90,6 +107,8 @@ def test_every_page_is_offline_clean_accessible_and_light(browser, site_url, bui
                                                          axe_source, mode):
     pages = site_pages(built_book)
     assert "index.html" in pages and "weighted-average.html" in pages
+    if mode == "dark":
+        pages += list(SOURCE_PAGES_IN_DARK)
     problems = []
     for site_page in pages:
         problems += [f"{site_page} ({mode}): {p}" for p in
@@ -97,13 +116,36 @@ def test_every_page_is_offline_clean_accessible_and_light(browser, site_url, bui
     assert problems == [], "\n".join(problems)
 
 
-def crawl(browser, site_url, built_book, axe_source, site_page, mode) -> list[str]:
-    """Open one page in one colour mode; return what is wrong with it."""
+def test_every_source_page_is_offline_clean_and_accessible(browser, site_url, built_book, axe_source):
+    """viewcode's ``_modules/`` pages, each once, in light mode, in one context."""
+    pages = source_pages(built_book)
+    assert set(SOURCE_PAGES_IN_DARK) <= set(pages) and len(pages) > 20, pages[:5]
+    context = colour_context(browser, "light")
+    problems = []
+    try:
+        for site_page in pages:
+            problems += [f"{site_page} (light): {p}" for p in
+                         crawl(browser, site_url, built_book, axe_source, site_page, "light", context)]
+    finally:
+        context.close()
+    assert problems == [], "\n".join(problems)
+
+
+def colour_context(browser, mode):
+    """A browser context whose pages open in ``mode`` and record CSP violations."""
     context = browser.new_context(color_scheme=mode)
     context.add_init_script(
         f"try {{ localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}'); }} catch (e) {{}}"
     )
     context.add_init_script(CSP_LISTENER)
+    return context
+
+
+def crawl(browser, site_url, built_book, axe_source, site_page, mode, context=None) -> list[str]:
+    """Open one page in one colour mode (in its own context, or a page of ``context``); return what
+    is wrong with it."""
+    own = context is None
+    context = colour_context(browser, mode) if own else context
     page = context.new_page()
     watch = PageWatch(page, site_url)
     problems = []
@@ -153,7 +195,9 @@ def crawl(browser, site_url, built_book, axe_source, site_page, mode) -> list[st
             problems.append(f"weighs {weight:.0f} KB (budget {WEIGHT_BUDGET_KB} KB)")
         problems += zoomed_overflow(page)
     finally:
-        context.close()
+        page.close()
+        if own:
+            context.close()
     return problems
 
 

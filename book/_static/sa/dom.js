@@ -39,3 +39,11 @@ export function loadStylesheet(url) {
 export function stylesheetsLoaded() {
   return Promise.all([...pending]);
 }
+
+// Disable or enable a button. A button that disables itself while it has focus (the last
+// "Next token") would drop focus to <body>: the keyboard's place is lost and a screen reader
+// says nothing. So focus moves first to `fallback`, the lab's other button, if it is enabled.
+export function setDisabled(button, disabled, fallback) {
+  if (disabled && document.activeElement === button && fallback && !fallback.disabled) fallback.focus();
+  button.disabled = disabled;
+}

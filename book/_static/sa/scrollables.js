@@ -17,7 +17,16 @@ const SCROLLABLE = "pre, .cell_output > .output, .pst-scrollable-table-container
 const SLICE_MS = 8; // the longest slice of reads when the browser gives no idle deadline
 const RESIZE_MS = 300;
 
-const scrolls = (el) => el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight;
+// A block scrolls along an axis only where its style lets it. Display maths is
+// `overflow-y: hidden`: a formula whose glyphs reach a few pixels below its box (a fraction,
+// a root) has a scrollHeight above its height, yet nothing in it moves, so it is no tab stop.
+// (The theme's own pass, taken over below, compared the heights alone.)
+const along = (overflow, content, box) => content > box && (overflow === "auto" || overflow === "scroll");
+const scrolls = (el) => {
+  const style = getComputedStyle(el);
+  return along(style.overflowX, el.scrollWidth, el.clientWidth)
+    || along(style.overflowY, el.scrollHeight, el.clientHeight);
+};
 
 function mark(el) {
   const stop = scrolls(el) ? 0 : -1;

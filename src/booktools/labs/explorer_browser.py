@@ -12,6 +12,7 @@ as raw float32 bytes in a file that the page reads back.
 
 import base64
 import json
+import re
 
 import numpy as np
 
@@ -59,7 +60,10 @@ def explore(text_b64: str, max_tokens: int, model_dir, out: str) -> dict:
     try:
         found = sentence_attentions(text, model_dir=model_dir, max_tokens=max_tokens)
     except ValueError as exc:
-        answer = {"error": str(exc)}
+        too_long = re.match(r"sentence has (\d+) tokens with \[CLS\] and \[SEP\], over the limit", str(exc))
+        answer = {"error": f"This sentence has {too_long[1]} tokens with [CLS] and [SEP]; Compute takes at most "
+                  f"{max_tokens}. Shorten it (nothing is cut for you), or run the command-line explorer:"
+                  if too_long else str(exc)}
     else:
         weights = np.ascontiguousarray(found.attentions, dtype="<f4")  # (layers, heads, L, L)
         with open(out, "wb") as f:

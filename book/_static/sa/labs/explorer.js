@@ -367,7 +367,7 @@ export function mount(root, config) {
   function ownSentence() {
     const max = compute.max_tokens;
     const input = h("input", { type: "text", id: `${id}-text`, class: "sa-ex-text", autocomplete: "off",
-      spellcheck: "false", enterkeyhint: "go", placeholder: "Type a sentence, then press Compute",
+      spellcheck: "false", enterkeyhint: "go", placeholder: "Type a sentence here",
       "aria-describedby": `${id}-own-note` });
     const go = h("button", { type: "button", "data-action": "compute", class: "sa-ex-compute" }, "Compute");
     const cancel = h("button", { type: "button", "data-action": "cancel", class: "sa-ex-cancel", hidden: "" },
@@ -491,7 +491,9 @@ export function mount(root, config) {
         say(`${text} ${lab.tokens().length} tokens. ${rowSentence()}`);
       } catch (err) {
         if (mine !== job) return;
-        if (err.kind === "input") tell(`Not computed: ${err.message}`, "error");
+        if (err.kind === "input") {
+          tell(`Not computed. ${err.message}`, "error", err.message.endsWith("explorer:") ? commandFor(text) : undefined);
+        }
         else if (err.kind === "cancelled") tell("Cancelled. Press Compute to start again.");
         else tell(`Compute failed: ${err && err.message ? err.message : err}`, "error");
       } finally {

@@ -8,7 +8,7 @@
 // gives the scores computed so far. The page computes the config with
 // booktools.labs.generation; the state lives in generation-state.js. No globals.
 import { removeFallback } from "../contract.js";
-import { h, loadStylesheet } from "../dom.js";
+import { h, loadStylesheet, setDisabled } from "../dom.js";
 import { fmt, formatCount } from "../format.js";
 import { createState } from "./generation-state.js";
 
@@ -49,8 +49,8 @@ export function mount(root, config) {
     const v = lab.view();
     mode.textContent = v.cache ? "KV cache: on" : "KV cache: off";
     mode.setAttribute("aria-pressed", String(v.cache));
-    back.disabled = v.atStart;
-    next.disabled = v.atEnd;
+    setDisabled(back, v.atStart, next);
+    setDisabled(next, v.atEnd, back);
     root.dataset.t = String(v.t);
     text.replaceChildren(...tokens.slice(0, v.t).map((w, i) =>
       h("span", { class: i < prompt ? "sa-gen-prompt" : "sa-gen-new-word" }, w)));

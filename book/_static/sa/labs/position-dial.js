@@ -6,7 +6,7 @@
 // (booktools.labs.position_dial); the maths is position-dial-state.js.
 // Everything lives inside mount(): no globals.
 import { removeFallback } from "../contract.js";
-import { h, loadStylesheet } from "../dom.js";
+import { h, loadStylesheet, setDisabled } from "../dom.js";
 import { fmt } from "../format.js";
 import { createState } from "./position-dial-state.js";
 
@@ -73,8 +73,8 @@ export function mount(root, config) {
     distance.dataset.distance = String(m - n);
     sm.input.setAttribute("aria-valuetext", `${m}`);
     sn.input.setAttribute("aria-valuetext", `${n}`);
-    back.disabled = !lab.canMove(-1);
-    on.disabled = !lab.canMove(1);
+    setDisabled(back, !lab.canMove(-1), on);
+    setDisabled(on, !lab.canMove(1), back);
     if (announce) status.textContent = `${describe()}.`;
   }
 

@@ -189,7 +189,7 @@ async function run(cell) {
     cell.ran = true;
     const ms = performance.now() - t0;
     status(cell, ok ? `Done (${ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`}).`
-      : "The cell raised an error (above).", ok ? "ok" : "error");
+      : "The cell raised an error; its message is below.", ok ? "ok" : "error");
     if (cell.output.textContent === "") write(cell, "(no output)\n", "stdout");
   } catch (err) {
     status(cell, err.message, "error");

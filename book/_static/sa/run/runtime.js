@@ -43,7 +43,12 @@ def __sa_run(source):
                 show = getattr(value, "_repr_markdown_", None)
                 print(show() if callable(show) else repr(value))
     except BaseException as e:
-        tb = e.__traceback__.tb_next if e.__traceback__ is not None else None
+        # The reader's own frames only: from the first of the cell's on. The driver's frame and,
+        # for a syntax error, the parser's in the runtime's library (.../python315.zip/ast.py)
+        # are not the reader's code; a SyntaxError names the cell's line itself.
+        tb = e.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != "<cell>":
+            tb = tb.tb_next
         traceback.print_exception(type(e), e, tb, limit=-40, file=sys.stderr)
         sys.stdout.write(${JSON.stringify(FAIL)})
     finally:
