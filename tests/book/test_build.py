@@ -105,10 +105,7 @@ RAW_IN_TEXT = {
     "TeX between dollars": re.compile(r"\$[^$\s](?:[^$]{0,80}[^$\s])?\$"),
 }
 #: Known cases that another branch fixes: remove at its merge.
-KNOWN = {
-    ("one-word-at-a-time.html", "an equation label"): "one-word-at-a-time (fixed in h-ch13): "
-    "the captions of Tables 13.1 and 13.2 show (eq-gen-totals) and (eq-kv-bytes)",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def rendered_text_problems(built_book) -> dict[tuple[str, str], list[str]]:
