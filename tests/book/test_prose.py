@@ -34,6 +34,10 @@ ALLOW: list[tuple[str, str]] = [
     (r"car becomes \[5, 5\]|\[5, 5\]", "the input of a lab preset, named by its button"),
     (r"FlashAttention-2", "the name of a method (a cited paper)"),
     (r"\bGPT-2\b|\bLlama 2\b", "the names of two models (cited papers)"),
+    (r"\blayers? [01]\b|\bhead [01]\.[01]\b|\b[01]\.(?=\{glue:text\})",
+     "the names of the copying model's two layers and of its heads, l.a (two-heads-that-copy)"),
+    (r"\blog 16\b", "the uniform guess over the copying task's 16 symbols, named as a formula; its value is glued"),
+    (r"\bposition 0\b", "positions count from 0: the first position's name"),
 ]
 _ALLOW = [re.compile(p) for p, _ in ALLOW]
 
