@@ -30,6 +30,7 @@ LABS = [
     ("attention-in-a-real-model.html", "#explorer-lab"),
     ("the-cost-of-full-context.html", "#grid-lab"),
     ("one-word-at-a-time.html", "#gen-lab"),
+    ("two-heads-that-copy.html", "#copy-lab"),
 ]
 
 # Every visible element that holds text of its own, with its text colour
