@@ -4,8 +4,9 @@ Every lab computes with these two modules, so each function is run in
 Chromium on inputs chosen here and compared with the package's own result:
 softmax, self-attention's scores, weights and output, the weighted average,
 the count of scores, one head's weights from stored scores, float16 decoding
-(every one of the 65,536 bit patterns), the book's number formats, and the
-apple/sweet head's loss, gradient and gradient descent on c.
+(every one of the 65,536 bit patterns), the book's number formats, the
+apple/sweet head's loss, gradient and gradient descent on c, and multi-head
+attention, with its queries cut from one W_Q or made head by head.
 """
 
 from __future__ import annotations
@@ -191,3 +192,14 @@ def test_masked_weights_equal_the_package_even_for_fully_blocked_rows(run):
     big = [1000.0, -1000.0, 999.0]
     row = run("(m, f, a) => m.maskedSoftmax(a, [true, true, false])", big)
     np.testing.assert_allclose(row, sa.softmax(np.where([True, True, False], big, -np.inf)), rtol=1e-13, atol=1e-300)
+
+
+@pytest.mark.parametrize("h", [1, 2, 4])
+@pytest.mark.parametrize("split", [True, False])
+def test_multi_head_equals_the_package(run, h, split):
+    x, *mats = (RNG.normal(0, 1, shape) for shape in [(5, 8)] + [(8, 8)] * 4)
+    got = run("""(m, f, a) => m.multiHead(a.x, ...a.mats, a.h, { splitColumns: a.split })""",
+              {"x": x.tolist(), "mats": [w.tolist() for w in mats], "h": h, "split": split})
+    out, weights = sa.multi_head_attention(x, *mats, h, return_weights=True)
+    np.testing.assert_allclose(got["weights"], weights, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got["output"], out, rtol=1e-12, atol=1e-14)

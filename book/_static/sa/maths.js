@@ -188,3 +188,32 @@ export function copyingCache(layers, heads) {
   const lists = () => Array.from({ length: layers }, () => Array.from({ length: heads }, () => []));
   return { k: lists(), v: lists() };
 }
+
+// Multi-head self-attention of the words x with h heads (selfattention.multi_head_attention).
+// With splitColumns (the default), Q = x W_Q (and K, V) is made once and cut into h blocks of
+// d_head = d_model / h columns; without it, each head makes its own Q_i = x W_Q^(i) from the
+// whole word and its block W_Q^(i) of columns. Each head attends with scale 1 / sqrt(d_head);
+// the heads' outputs are put side by side and multiplied by W_O.
+// Returns { weights: [head][i][j], output: (L, d_model) }.
+export function multiHead(x, wQ, wK, wV, wO, h, { splitColumns = true } = {}) {
+  const dModel = x[0].length;
+  if (!Number.isInteger(h) || h < 1 || dModel % h !== 0) throw new RangeError(`${h} heads do not divide d_model = ${dModel}`);
+  const dHead = dModel / h;
+  const block = (m, i) => m.map((row) => row.slice(i * dHead, (i + 1) * dHead)); // head i's columns
+  let part;
+  if (splitColumns) {
+    const [q, k, v] = [matmul(x, wQ), matmul(x, wK), matmul(x, wV)];
+    part = (i) => [block(q, i), block(k, i), block(v, i)];
+  } else {
+    part = (i) => [matmul(x, block(wQ, i)), matmul(x, block(wK, i)), matmul(x, block(wV, i))];
+  }
+  const weights = [];
+  const joined = x.map(() => []);
+  for (let i = 0; i < h; i += 1) {
+    const [q, k, v] = part(i);
+    const w = scores(q, k, 1 / Math.sqrt(dHead)).map(softmax);
+    weights.push(w);
+    weightedAverage(w, v).forEach((row, r) => joined[r].push(...row));
+  }
+  return { weights, output: matmul(joined, wO) };
+}

@@ -22,6 +22,7 @@ lab (``data-lab``)      module
 ``generation``          :mod:`booktools.labs.generation`
 ``position-dial``       :mod:`booktools.labs.position_dial`
 ``copying``             :mod:`booktools.labs.copying`
+``several-heads``       :mod:`booktools.labs.several_heads`
 ======================  ==============================================
 
 The names both sides of a lab agree on (the element's class, ``data-lab``,
@@ -45,6 +46,7 @@ from . import (
     qkv,
     qkv_trace,
     referent_game,
+    several_heads,
     temperature,
     three_moves,
     weighted_average,
@@ -65,6 +67,7 @@ FIXTURES = {
     "generation": generation.generation_fixture,
     "position-dial": position_dial.position_dial_fixture,
     "copying": copying.copying_fixture,
+    "several-heads": several_heads.several_heads_fixture,
 }
 
 
