@@ -28,20 +28,36 @@ def fixture(built_book) -> dict:
     return lab_fixture(built_book, PAGE, "heads-lab", "several-heads")
 
 
+# The lab sits in the text that a check folds until it is answered; the fold's button opens it.
+MOUNTED = f"{LAB}.sa-lab-ready"
+
+
+def unfold(page):
+    page.wait_for_selector(MOUNTED, state="attached")
+    for button in page.locator(".sa-fold-bar button").all():
+        if button.is_visible():
+            button.click()
+    page.wait_for_selector(READY)
+
+
 @pytest.fixture(scope="module")
 def desk(browser, site_url):
-    yield from open_lab_page(browser, site_url, PAGE, READY, viewport={"width": 1366, "height": 900})
+    for page in open_lab_page(browser, site_url, PAGE, ".sa-fold-bar button", viewport={"width": 1366, "height": 900}):
+        unfold(page)
+        yield page
 
 
 @pytest.fixture(scope="module")
 def phone(browser, site_url):
-    yield from open_lab_page(browser, site_url, PAGE, READY, viewport={"width": 390, "height": 844},
-                             has_touch=True, is_mobile=True)
+    for page in open_lab_page(browser, site_url, PAGE, ".sa-fold-bar button", viewport={"width": 390, "height": 844},
+                              has_touch=True, is_mobile=True):
+        unfold(page)
+        yield page
 
 
 def fresh(page):
     page.reload()
-    page.wait_for_selector(READY)
+    unfold(page)
     lab = page.locator(LAB)
     lab.scroll_into_view_if_needed()
     return lab
