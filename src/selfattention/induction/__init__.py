@@ -2,12 +2,12 @@
 
 One idea per module:
 
-* :mod:`.task`: the copying task, random symbols in which a segment appears twice;
+* ``task``: the copying task, random symbols in which a segment appears twice;
 * :mod:`.model`: the model, two layers of causal heads on a residual stream, and its forward pass;
 * :mod:`.gradients`: its loss and gradient, by the chain rule;
 * :mod:`.training`: Adam, the book's training run and the shipped weights;
 * :mod:`.circuits`: each head's previous-token and induction scores, ablations and K-composition;
-* :mod:`.generation`: writing one symbol at a time with a KV cache.
+* ``generation``: writing one symbol at a time with a KV cache.
 
 The trained model, from the shipped file, continues a pattern it has seen once:
 
