@@ -50,7 +50,7 @@ connected):
 True
 >>> [module for _, _, event, module in sorted(app.handlers) if event == "build-finished"]
 ['booksite.publish', 'booksite.sphinxext', 'booksite.runcells', 'booksite.modelweights', 'booksite.labdata',
- 'booksite.sitecss', 'booksite.publish']
+ 'booksite.sitecss', 'booksite.publish', 'booksite.publish']
 """
 
 from __future__ import annotations

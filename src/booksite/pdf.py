@@ -67,6 +67,8 @@ def photograph_labs(html_dir: Path, out_dir: Path, width: int = 900) -> list[Pat
         for page_name, labs in pages.items():
             page = context.new_page()
             page.goto(f"{base}/{page_name}.html", wait_until="networkidle")
+            # A predict-first check folds the rest of its page until it is answered; on paper all is open.
+            page.evaluate("() => document.querySelectorAll('.sa-fold-bar button').forEach(b => b.click())")
             for _, lab_id in labs:
                 lab = page.locator(f"#{lab_id}")
                 page.wait_for_selector(f"#{lab_id}.sa-lab-ready", timeout=30_000)

@@ -31,6 +31,7 @@ NEEDS_MODEL = frozenset(
          "word_embeddings",
      )]
     + [f"selfattention.checks.model.{name}" for name in ("check_head_counts", "check_strongest_head")]
+    + ["selfattention.checks.block.check_bert_layer"]
     + [f"selfattention.positions.{name}" for name in ("encode_in_order", "learned_positions")]
     + ["selfattention.bert.tokenizer.WordPieceTokenizer.from_json"]
 )

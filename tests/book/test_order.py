@@ -81,6 +81,16 @@ def test_front_page_assumes_what_the_chapter_says_it_needs(page):
         f"{needed_chapters(page)}")
 
 
+def test_the_front_page_names_each_chapter_by_its_own_title():
+    """The front page's CHAPTERS (its table, the citations, the PDF's test) give each chapter's heading."""
+    from booksite.citation import chapters
+
+    listed = chapters((BOOK / "index.md").read_text(encoding="utf-8"))
+    headings = {page: re.search(r"^# (.+)$", (BOOK / f"{page}.md").read_text(encoding="utf-8"), re.M).group(1)
+                for page in listed}
+    assert {page: title for page, (_, title) in listed.items()} == headings
+
+
 # --- 3. The notation page's "introduced in" ---------------------------------------------------
 
 #: How each symbol of the notation page's tables is written in the book's maths, as a regular

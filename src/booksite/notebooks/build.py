@@ -86,7 +86,7 @@ def _build(executed, refs: References, solutions: bool, note: str, book_dir: Pat
     for piece in pieces:
         if piece[0] == "code":
             visible.append(piece[1])
-    setup = setup_imports(hidden, visible, already=visible)
+    setup = setup_imports(hidden, visible)
 
     cells = []
     for piece in pieces:

@@ -66,25 +66,34 @@ def _used_names(sources: Iterable[str]) -> set[str]:
     return used
 
 
-def setup_imports(hidden: Iterable[str], visible: Iterable[str], already: Iterable[str] = ()) -> str:
+def setup_imports(hidden: Iterable[str], visible: Iterable[str]) -> str:
     """The imports of the hidden cells that the visible code needs, as one cell.
 
     Only imports of ``selfattention``, NumPy and the standard library are
-    kept, only those that bind a name the visible code uses, and none that
-    the ``already`` cells write themselves.
+    kept, only those that bind a name the visible code uses, and none that a
+    visible cell writes itself before the first cell that uses the name (an
+    exercise's starter may import again what the page used long before).
 
     Examples
     --------
     >>> print(setup_imports(["import numpy as np\\nfrom booktools import x\\nimport os"],
     ...                     ["np.ones(2)"]))
     import numpy as np
-    >>> setup_imports(["import numpy as np"], ["np.ones(2)"], already=["import numpy as np"])
+    >>> setup_imports(["import numpy as np"], ["import numpy as np\\nnp.ones(2)"])
     ''
+    >>> print(setup_imports(["import numpy as np"], ["np.ones(2)", "import numpy as np"]))
+    import numpy as np
     """
     visible = list(visible)
     used = _used_names(visible)
-    lines: list[str] = [ast.unparse(n) for source in already for n in _imports(source)]
-    skip = len(lines)
+    uses = [_used_names([source]) for source in visible]
+    written = [{ast.unparse(n) for n in _imports(source)} for source in visible]
+
+    def written_in_time(line: str, names: list[str]) -> bool:
+        first_use = min((i for i, u in enumerate(uses) if any(n in u for n in names)), default=len(visible))
+        return any(line in w for w in written[:first_use + 1])
+
+    lines: list[str] = []
     for source in hidden:
         for node in _imports(source):
             if any(r not in ALLOWED_ROOTS for r in _root(node)):
@@ -97,9 +106,9 @@ def setup_imports(hidden: Iterable[str], visible: Iterable[str], already: Iterab
             elif not any(n in used for n in _bound_names(node)):
                 continue
             line = ast.unparse(node)
-            if line not in lines:
+            if line not in lines and not written_in_time(line, _bound_names(node)):
                 lines.append(line)
-    return "\n".join(lines[skip:])
+    return "\n".join(lines)
 
 
 def _tags(cell) -> set[str]:

@@ -104,7 +104,9 @@ def check_bert_layer(out, layer: int = 1, *, sentence: str = SENTENCE) -> Feedba
         float64. A value counts as right within 100 eps (abs(expected) + the
         largest abs(expected)), eps being the machine epsilon of the answer:
         float32's for float32 arrays (as torch's .numpy() gives), float64's
-        otherwise. The model's own arrays are float32.
+        otherwise; a float16 answer is judged with float16's rounding (10 of
+        its eps), and an expected inf only by the same inf. The model's own
+        arrays are float32.
 
     Raises
     ------
