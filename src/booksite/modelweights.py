@@ -104,6 +104,29 @@ def float16_weights(weights) -> dict[str, np.ndarray]:
     return out
 
 
+#: The sentences on which the float16 copy is compared with the float32 model (chapter 1's and
+#: chapter 12's first).
+CHANGE_SENTENCES = ("The cat sat on the mat.", "The animal didn't cross the street because it was too wide.")
+
+
+def float16_change(float32_dir, float16_dir, sentences=CHANGE_SENTENCES) -> dict:
+    """How far the float16 copy moves the model's numbers, over ``sentences``.
+
+    Returns the largest change of an attention weight (``"attention"``), of
+    a number of any layer's hidden states (``"hidden"``), and the largest
+    hidden-state number itself (``"hidden_max"``), float16 against float32:
+    what a Run button's note tells the reader (``_static/sa/run/run.js``).
+    """
+    attention = hidden = hidden_max = 0.0
+    for sentence in sentences:
+        exact = minilm.encode(sentence, model_dir=float32_dir)
+        rounded = minilm.encode(sentence, model_dir=float16_dir)
+        attention = max(attention, float(np.abs(rounded.attentions - exact.attentions).max()))
+        hidden = max(hidden, float(np.abs(rounded.hidden_states - exact.hidden_states).max()))
+        hidden_max = max(hidden_max, float(np.abs(exact.hidden_states).max()))
+    return {"sentences": list(sentences), "attention": attention, "hidden": hidden, "hidden_max": hidden_max}
+
+
 def inputs_digest(source_sha256: str) -> str:
     """What the files depend on: the source weights' SHA-256, this module, the writer and the licence."""
     h = hashlib.sha256(source_sha256.encode())
@@ -160,7 +183,8 @@ def _build_unlocked(out: Path, model_dir) -> dict:
         shutil.rmtree(out)
         raise ValueError(f"{', '.join(big)} over the {LIMIT_BYTES:,}-byte limit of one site file")
     manifest = {"model": MODEL_NAME, "license": MODEL_LICENSE, "package": MODEL_REQUIREMENT,
-                "source_sha256": minilm.MODEL_SHA256, "dtype": "float16", "inputs": digest, "files": files}
+                "source_sha256": minilm.MODEL_SHA256, "dtype": "float16", "inputs": digest, "files": files,
+                "float16_change": float16_change(folder, out)}
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return manifest
 

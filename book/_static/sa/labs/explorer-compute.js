@@ -14,18 +14,13 @@
 // calls warmUp() as soon as the reader starts on the text box: Python starts
 // from the cache (no download) while the sentence is typed, so Compute only
 // runs the forward pass.
-import { forget, holdsAll, open, sha256Hex, tidyCache, versioned } from "../run/fetch-cache.js";
+import { holdsAll, versioned } from "../run/fetch-cache.js";
+import { DamagedFile, loadModelFiles, MODEL_CACHE, modelUrls as urlsIn, needed } from "../run/model-files.js";
 
 const SITE = new URL("../../../", import.meta.url); // the site's root
 const RUNTIME_DIR = "_static/sa/run/runtime/"; // booksite.runcells.SITE_DIR
-const MODEL_CACHE = "sa-model"; // also in explorer.js
 const RUNTIME_CACHE = "sa-python-runtime"; // runtime.js's CACHE, also in explorer.js
 const OUT = "/tmp/sa-explorer-attentions.f32";
-const ROLES = ["weights", "config", "tokenizer"]; // of model.json's files, those Python reads
-
-// The files of model.json that Python needs (all of them, if the manifest names no roles).
-const needed = (manifest) => (Array.isArray(manifest.files) ? manifest.files
-  : ROLES.filter((r) => r in manifest.files).map((r) => manifest.files[r]));
 
 // WebAssembly with exception references (exnref), which the runtime needs (as in run.js).
 const EXNREF_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 105, 3, 2, 1, 0,
@@ -63,7 +58,7 @@ const manifests = (compute) => Promise.all([json(`${RUNTIME_DIR}runtime.json`),
   json(`${compute.model}model.json`)]);
 const runtimeUrls = (runtime) => [runtime.files.wasm, runtime.files.stdlib]
   .map((f) => versioned(f, new URL(RUNTIME_DIR, SITE)));
-const modelUrls = (compute, model) => needed(model).map((f) => versioned(f, new URL(compute.model, SITE)));
+const modelUrls = (compute, model) => urlsIn(new URL(compute.model, SITE), model);
 
 // The two manifests, if the Cache API already holds every file they name (so a start downloads
 // nothing), else null. Reads only the manifests from the site.
@@ -105,23 +100,14 @@ export function createComputer(compute, onProgress = () => {}) {
 
   // Model files, fetched in the page (and counted), checked, then handed to the Worker.
   async function loadModel(manifest, signal, onBytes) {
-    const files = needed(manifest);
-    const urls = modelUrls(compute, manifest);
-    const stored = [];
-    await Promise.all(files.map(async (f, i) => {
-      const got = await open(urls[i], f.size, onBytes, { cacheName: MODEL_CACHE, signal });
-      const bytes = await new Response(got.body).arrayBuffer();
-      stored.push(got.stored);
-      if (await sha256Hex(bytes) !== f.sha256) {
-        await got.stored;
-        await forget(MODEL_CACHE, urls[i]);
-        throw new ComputeError("failed", `${f.name} arrived damaged (its SHA-256 is not the one in `
-          + "model.json); press Compute to download it again");
-      }
-      worker.postMessage({ type: "put", path: `${compute.dir}/${f.name}`, data: bytes }, [bytes]);
-    }));
-    await Promise.all(stored);
-    tidyCache(MODEL_CACHE, urls);
+    const put = (name, bytes) => worker.postMessage({ type: "put", path: `${compute.dir}/${name}`, data: bytes },
+      [bytes]);
+    try {
+      await loadModelFiles(new URL(compute.model, SITE), manifest, put, { signal, onBytes });
+    } catch (err) {
+      if (err instanceof DamagedFile) throw new ComputeError("failed", `${err.message}; press Compute to download it again`);
+      throw err;
+    }
   }
 
   async function start(known = null) {

@@ -5,7 +5,13 @@
 // Cells share one Python, as in a notebook; running a cell first runs the
 // cells above it that have not run yet, in page order.
 
+import { loadModelFiles, needed } from "./model-files.js";
+
 const RUNTIME_DIR = "_static/sa/run/runtime/";
+const MODEL_SITE_DIR = "_static/model/"; // booktools.labs.explorer_compute.MODEL_SITE_DIR
+const MODEL_DIR = "/home/reader/model"; // the same files in Python (MODEL_BROWSER_DIR there)
+// Exercises whose checker runs the model to know the right answer (selfattention.checks.model, .block).
+const MODEL_CHECKERS = /\bminilm\b|\bcheck_(?:strongest_head|head_counts|bert_layer)\(/;
 const MAX_OUTPUT = 100000; // characters kept per cell
 const KEYS_HINT = "Ctrl+Enter (⌘+Enter on a Mac) runs. Tab inserts four spaces; Esc, then Tab, leaves the editor.";
 
@@ -19,6 +25,7 @@ const cells = [];
 let worker = null;
 let ready = null; // a promise: Python is up
 let kept = null; // {module, zip} of the first start, reused after Stop or a crash
+let model = null; // a promise: this Python has the site's float16 model files (manifest: model.json)
 let busy = null; // the cell running now
 let queue = Promise.resolve();
 
@@ -95,6 +102,7 @@ function restart(message) {
   }
   worker = null;
   ready = null;
+  model = null;
   for (const c of cells) c.ran = false;
   if (busy) {
     status(busy, message, "error");
@@ -111,6 +119,51 @@ function runInWorker(cell, code) {
   });
 }
 
+// The site's float16 model files, put in Python's file system once per Python, and
+// SA_MODEL_DIR set so that selfattention.minilm reads them (booksite.modelweights makes them).
+function loadModel(cell) {
+  if (model) return model;
+  model = (async () => {
+    const r = await fetch(new URL(MODEL_SITE_DIR + "model.json", root));
+    if (!r.ok) throw new Error(`the model's files are missing from the site (HTTP ${r.status})`);
+    const manifest = await r.json();
+    const total = needed(manifest).reduce((t, f) => t + f.size, 0);
+    let loaded = 0;
+    const onBytes = (n) => {
+      loaded += n;
+      showProgress(busy || cell, loaded, total, "the model");
+    };
+    const put = (name, bytes) => worker.postMessage({ type: "put", path: `${MODEL_DIR}/${name}`, data: bytes },
+      [bytes]);
+    await loadModelFiles(new URL(MODEL_SITE_DIR, root), manifest, put, { onBytes });
+    const setup = { id: "model-setup" };
+    const ok = await runInWorker(setup, `import os\nos.environ["SA_MODEL_DIR"] = ${JSON.stringify(MODEL_DIR)}`);
+    if (!ok) throw new Error("Python could not be pointed at the model's files");
+    return manifest;
+  })();
+  model.catch(() => { model = null; }); // a failed download is tried again at the next Run
+  return model;
+}
+
+// One significant digit, rounded up: what "at most" may say of a measured number.
+function upTo(x) {
+  if (!(x > 0)) return "0";
+  const e = Math.floor(Math.log10(x));
+  const m = Math.ceil(x / 10 ** e - 1e-9);
+  return (m * 10 ** e).toPrecision(1).replace(/^(\d)e\+?(\d+)$/, (_, a, b) => a + "0".repeat(Number(b)));
+}
+
+// What a Run of a cell that reads the model says under its output: the browser ran the
+// float16 copy, and how far float16 moved the numbers on the sentences the build compared.
+function float16Note(manifest) {
+  const c = manifest.float16_change;
+  if (!c) return "This ran the site's float16 copy of the model, so the last digits may differ from the book's.";
+  return "This ran the site's float16 copy of the model, not the float32 one the book was built with. " +
+    `On ${c.sentences.length === 1 ? "a test sentence" : `${c.sentences.length} test sentences`}, float16 ` +
+    `moves an attention weight by at most ${upTo(c.attention)} and a hidden-state number by at most ` +
+    `${upTo(c.hidden)} (those numbers reach ${Math.ceil(c.hidden_max)}), so the last digits may differ.`;
+}
+
 // --- a cell -----------------------------------------------------------------
 
 function status(cell, text, kind = "") {
@@ -119,12 +172,13 @@ function status(cell, text, kind = "") {
   cell.status.hidden = !text;
 }
 
-function showProgress(cell, loaded, total) {
+function showProgress(cell, loaded, total, what = "Python") {
   if (!cell) return;
   cell.progress.hidden = false;
   cell.progress.max = total;
   cell.progress.value = loaded;
-  status(cell, `Loading Python: ${mb(loaded)} of ${mb(total)} MB`);
+  cell.progress.setAttribute("aria-label", `Loading ${what}`);
+  status(cell, `Loading ${what}: ${mb(loaded)} of ${mb(total)} MB`);
 }
 
 function write(cell, text, stream) {
@@ -140,6 +194,7 @@ function begin(cell) {
   busy = cell;
   cell.output.textContent = "";
   cell.output.hidden = true;
+  if (cell.note) cell.note.hidden = true;
   cell.run.disabled = true;
   cell.stop.hidden = false;
   cell.box.setAttribute("aria-busy", "true");
@@ -174,6 +229,12 @@ async function run(cell) {
     }
     const index = cells.indexOf(cell);
     const before = cells.slice(0, index).filter((c) => !c.ran && !c.exercise);
+    let manifest = null;
+    if (cell.model() || before.some((c) => c.model())) {
+      status(cell, "Loading the model…");
+      manifest = await loadModel(cell);
+      cell.progress.hidden = true;
+    }
     for (const c of before) {
       status(cell, `Running the cells above first (${before.indexOf(c) + 1} of ${before.length})…`);
       const ok = await runInWorker(c, c.code());
@@ -191,6 +252,10 @@ async function run(cell) {
     status(cell, ok ? `Done (${ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`}).`
       : "The cell raised an error; its message is below.", ok ? "ok" : "error");
     if (cell.output.textContent === "") write(cell, "(no output)\n", "stdout");
+    if (manifest && cell.model() && cell.note) {
+      cell.note.textContent = float16Note(manifest);
+      cell.note.hidden = false;
+    }
   } catch (err) {
     status(cell, err.message, "error");
   } finally {
@@ -219,13 +284,15 @@ function controls(cell, anchor) {
   cell.run.addEventListener("click", () => request(cell));
   cell.stop.addEventListener("click", () => restart("Stopped. Python was restarted: Run again runs the cells " +
     "above first."));
-  anchor.after(bar, cell.output);
+  cell.note = el("p", { class: "sa-run-note", hidden: "" });
+  anchor.after(bar, cell.output, cell.note);
 }
 
 function runCell(box, n) {
   const pre = box.querySelector(".cell_input pre");
   if (!pre) return null;
-  const cell = { id: `c${n}`, box, exercise: false, ran: false, code: () => pre.textContent };
+  const reads = box.classList.contains("tag_model");
+  const cell = { id: `c${n}`, box, exercise: false, ran: false, code: () => pre.textContent, model: () => reads };
   controls(cell, box.querySelector(".cell_input"));
   return cell;
 }
@@ -241,7 +308,8 @@ function exerciseCell(block, n) {
   const box = el("div", { class: "sa-run-exercise" });
   block.replaceWith(box);
   box.append(area);
-  const cell = { id: `c${n}`, box, exercise: true, ran: false, code: () => area.value };
+  const cell = { id: `c${n}`, box, exercise: true, ran: false, code: () => area.value,
+    model: () => MODEL_CHECKERS.test(area.value) };
   controls(cell, area);
   area.after(keys); // the keys, between the editor and its buttons
   const reset = el("button", { type: "button", class: "sa-run-reset" }, "Reset the code");
