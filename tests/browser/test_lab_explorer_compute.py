@@ -11,7 +11,7 @@ reader comes to the box; a model file whose SHA-256 is wrong is refused;
 an empty, a too long and an unknown-character
 sentence get their messages or marks; Cancel aborts the downloads; the
 heatmap is saved as PNG and SVG under the name
-:func:`booktools.labs.explorer.export_stem` gives; the keyboard reaches the
+:func:`booktools.labs.explorer_export.export_stem` gives; the keyboard reaches the
 box, Compute and the export; a browser without the WebAssembly it needs
 gets the command-line explorer's command; and the new parts fit 1366 and
 390 px in light and dark mode.

@@ -48,7 +48,7 @@ export function halfToNumber(bits) {
 }
 
 // Base64 of little-endian float16 numbers -> Float64Array
-// (booktools.labs.explorer.decode_scores).
+// (booktools.labs.explorer_gallery.decode_scores).
 export function decodeFloat16(text) {
   const bin = atob(text);
   const view = new DataView(new ArrayBuffer(bin.length));

@@ -69,7 +69,7 @@ export async function cachedManifests(compute) {
   return held.every(Boolean) ? [runtime, model] : null;
 }
 
-// compute: the lab's configuration of Compute (booktools.labs.explorer.compute_config).
+// compute: the lab's configuration of Compute (booktools.labs.explorer_compute.compute_config).
 // onProgress(loaded, total): bytes of the runtime and the model, as they arrive.
 export function createComputer(compute, onProgress = () => {}) {
   let worker = null;

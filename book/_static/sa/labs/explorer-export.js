@@ -30,7 +30,7 @@ export function inkOn(rgb) {
 
 export const hexToRgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
 
-// The file name without its extension (booktools.labs.explorer.export_stem, which the tests compare):
+// The file name without its extension (booktools.labs.explorer_export.export_stem, which the tests compare):
 // attention-<sentence slug>-layer<l>-head<h or "average">-t<T with 2 decimals>.
 export function exportStem(text, layer, head, T, { mean, maxChars }) {
   const plain = text.normalize("NFKD").replace(/\p{M}/gu, "");
