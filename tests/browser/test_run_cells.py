@@ -20,17 +20,22 @@ PAGE = "weighted-average.html"
 STATUS_DONE = re.compile(r"Done|error|failed|restarted|missing|cannot")
 
 
-@pytest.fixture(scope="module")
-def run_page(browser, site_url):
-    context = browser.new_context()
+def open_run_page(context, site_url, path):
+    """A page with Run buttons, its requests recorded and its folds open (as a reader opens them)."""
     pg = context.new_page()
     pg.watch = PageWatch(pg, site_url)
     pg.requests = []
     pg.on("request", lambda r: pg.requests.append(r.url))
-    pg.goto(f"{site_url}/{PAGE}")
+    pg.goto(f"{site_url}/{path}")
     pg.wait_for_selector(".sa-run-button")
     pg.evaluate("() => document.querySelectorAll('.sa-fold-bar button').forEach(b => b.click())")
-    yield pg
+    return pg
+
+
+@pytest.fixture(scope="module")
+def run_page(browser, site_url):
+    context = browser.new_context()
+    yield open_run_page(context, site_url, PAGE)
     context.close()
 
 

@@ -13,42 +13,35 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.browser.conftest import PageWatch
-from tests.browser.test_run_cells import numbers, run_box
+from booktools.labs.explorer_compute import MODEL_BROWSER_DIR, MODEL_SITE_DIR
+from tests.browser.test_run_cells import numbers, open_run_page, run_box
 
 pytestmark = pytest.mark.browser
 
 PAGE = "attention-in-a-real-model.html"
+RUN_JS = Path(__file__).resolve().parents[2] / "book" / "_static" / "sa" / "run" / "run.js"
 PAGES_WITH_MODEL_CELLS = ["words-are-islands.html", "attention-in-a-real-model.html", "where-each-word-stands.html"]
 
 
 def up_to(x: float) -> str:
     """One significant digit, rounded up (as run.js writes a bound after "at most")."""
     e = math.floor(math.log10(x))
-    m = math.ceil(x / 10**e - 1e-9)
+    m = math.ceil(x / 10**e)
     return f"{m * 10.0**e:.{max(0, -e)}f}"
 
 
 @pytest.fixture(scope="module")
 def model_page(browser, site_url):
     context = browser.new_context()
-    pg = context.new_page()
-    pg.watch = PageWatch(pg, site_url)
-    pg.requests = []
-    pg.on("request", lambda r: pg.requests.append(r.url))
-    pg.goto(f"{site_url}/{PAGE}")
-    pg.wait_for_selector(".sa-run-button")
-    pg.evaluate("""() => {
-      document.querySelectorAll('.sa-fold-bar button').forEach(b => b.click());
-      document.querySelectorAll('details').forEach(d => { d.open = true; });
-      document.querySelectorAll('button.toggle-button').forEach(b => {   // the solutions
-        if (b.getAttribute('aria-expanded') === 'false') b.click();
-      });
-    }""")
+    pg = open_run_page(context, site_url, PAGE)
+    pg.evaluate("""() => document.querySelectorAll('button.toggle-button').forEach(b => {   // the solutions
+      if (b.getAttribute('aria-expanded') === 'false') b.click();
+    })""")
     yield pg
     context.close()
 
@@ -60,6 +53,11 @@ def printed(box) -> str:
 
 def model_cell(page, text: str):
     return page.locator(".cell.tag_run.tag_model").filter(has=page.locator(".cell_input", has_text=text)).first
+
+
+def test_run_js_puts_the_files_where_the_explorer_does():
+    js = RUN_JS.read_text(encoding="utf-8")
+    assert f'const MODEL_SITE_DIR = "{MODEL_SITE_DIR}";' in js and f'const MODEL_DIR = "{MODEL_BROWSER_DIR}";' in js
 
 
 @pytest.mark.parametrize("path", PAGES_WITH_MODEL_CELLS)
@@ -99,7 +97,7 @@ def test_its_note_says_how_far_float16_moves_the_numbers(model_page, built_book)
     change = json.loads((built_book / "_static" / "model" / "model.json").read_text())["float16_change"]
     text = note.text_content()
     assert f"by at most {up_to(change['attention'])} and a hidden-state number by at most " \
-           f"{up_to(change['hidden'])} (those numbers reach {math.ceil(change['hidden_max'])})" in text, text
+           f"{up_to(change['hidden'])} (numbers of size {math.ceil(change['hidden_max'])} at most)" in text, text
     assert float(up_to(change["attention"])) >= change["attention"] > 0
 
 

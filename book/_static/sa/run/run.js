@@ -149,7 +149,7 @@ function loadModel(cell) {
 function upTo(x) {
   if (!(x > 0)) return "0";
   const e = Math.floor(Math.log10(x));
-  const m = Math.ceil(x / 10 ** e - 1e-9);
+  const m = Math.ceil(x / 10 ** e);
   return (m * 10 ** e).toPrecision(1).replace(/^(\d)e\+?(\d+)$/, (_, a, b) => a + "0".repeat(Number(b)));
 }
 
@@ -157,11 +157,10 @@ function upTo(x) {
 // float16 copy, and how far float16 moved the numbers on the sentences the build compared.
 function float16Note(manifest) {
   const c = manifest.float16_change;
-  if (!c) return "This ran the site's float16 copy of the model, so the last digits may differ from the book's.";
   return "This ran the site's float16 copy of the model, not the float32 one the book was built with. " +
-    `On ${c.sentences.length === 1 ? "a test sentence" : `${c.sentences.length} test sentences`}, float16 ` +
-    `moves an attention weight by at most ${upTo(c.attention)} and a hidden-state number by at most ` +
-    `${upTo(c.hidden)} (those numbers reach ${Math.ceil(c.hidden_max)}), so the last digits may differ.`;
+    `On ${c.sentences.length} test sentences, float16 moves an attention weight by at most ` +
+    `${upTo(c.attention)} and a hidden-state number by at most ${upTo(c.hidden)} (numbers of size ` +
+    `${Math.ceil(c.hidden_max)} at most), so the last digits may differ.`;
 }
 
 // --- a cell -----------------------------------------------------------------
@@ -194,7 +193,7 @@ function begin(cell) {
   busy = cell;
   cell.output.textContent = "";
   cell.output.hidden = true;
-  if (cell.note) cell.note.hidden = true;
+  cell.note.hidden = true;
   cell.run.disabled = true;
   cell.stop.hidden = false;
   cell.box.setAttribute("aria-busy", "true");
@@ -252,7 +251,7 @@ async function run(cell) {
     status(cell, ok ? `Done (${ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`}).`
       : "The cell raised an error; its message is below.", ok ? "ok" : "error");
     if (cell.output.textContent === "") write(cell, "(no output)\n", "stdout");
-    if (manifest && cell.model() && cell.note) {
+    if (manifest && cell.model()) {
       cell.note.textContent = float16Note(manifest);
       cell.note.hidden = false;
     }
