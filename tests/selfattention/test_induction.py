@@ -43,9 +43,14 @@ def test_the_same_seed_gives_the_same_bits():
     assert training.digest(training.train(steps=4, seed=1)["params"]) != training.digest(a["params"])
 
 
-def test_a_short_retraining_repeats_the_shipped_run_bit_for_bit(shipped):
+def test_a_short_retraining_repeats_the_shipped_run(shipped):
+    """The same seed repeats the shipped run: bit for bit on a CPU of the same kind, within a few
+    units of the last place on another. NumPy's ``exp`` and ``log`` and OpenBLAS pick their kernels by
+    the CPU (AVX2 or AVX-512), and those round differently in the last bit (seen on this project's
+    CI machine: 2 of the first 25 losses differ by 4.4e-16). Bit equality on one machine is
+    :func:`test_the_same_seed_gives_the_same_bits`."""
     prefix = training.train(steps=25)
-    np.testing.assert_array_equal(prefix["loss"], shipped["loss"][:25])
+    np.testing.assert_allclose(prefix["loss"], shipped["loss"][:25], rtol=1e-13, atol=0)
     assert prefix["first"][0] == shipped["first"][0] and prefix["second"][0] == shipped["second"][0]
 
 
