@@ -77,8 +77,11 @@ serve: html
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
+# Two workers (pytest-xdist): each test module stays on one worker (tests/conftest.py), the book is
+# built once for both. PYTEST_WORKERS=0 runs everything in this process.
+PYTEST_WORKERS ?= 2
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 # Units and doctests only: no book build, no browser, no fresh-venv install (well under a minute).
 test-fast: lint

@@ -2,7 +2,10 @@
 
 Each test drives the built site in Chromium the way a reader meets it:
 dark mode chosen from the theme's menu (``localStorage``), a 390 px phone
-with touch, the keyboard only.
+with touch, the keyboard only. What every page must pass on a phone (no
+sideways scroll, captions that wrap, no math script, a description) is
+checked by the page crawl, ``tests/browser/test_site.py``, on the one load
+of each page at 390 px.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import PageWatch
-from tests.browser.test_site import OPEN_EVERYTHING, site_pages
+from tests.browser.test_site import OPEN_EVERYTHING
 
 pytestmark = pytest.mark.browser
 
@@ -165,72 +168,3 @@ def test_header_buttons_show_a_focus_ring(browser, site_url, selector):
         assert (ring[1] != "none" and ring[2] >= 2) or ring[3] != "none", f"{selector} shows no focus ring: {ring}"
     finally:
         context.close()
-
-
-def test_table_captions_wrap_at_the_page_width_on_a_phone(browser, site_url, built_book):
-    found = 0
-    for path in site_pages(built_book):
-        context, page = open_page(browser, site_url, path, **PHONE)
-        try:
-            page.evaluate(OPEN_EVERYTHING)
-            page.wait_for_timeout(200)
-            captions = page.evaluate("""() => Array.from(document.querySelectorAll('table > caption'))
-                .filter(c => c.offsetParent !== null).map(c => {
-                  const r = c.getBoundingClientRect();
-                  return {text: c.textContent.trim().slice(0, 40), left: r.left, right: r.right};
-                })""")
-        finally:
-            context.close()
-        found += len(captions)
-        cut = [c for c in captions if c["left"] < 0 or c["right"] > 390]
-        assert cut == [], f"{path}: captions wider than the phone: {cut}"
-    assert found >= 5
-
-
-def test_pages_carry_no_math_or_icon_script_and_every_page_has_a_description(browser, site_url, built_book):
-    for path in site_pages(built_book):
-        context, page = open_page(browser, site_url, path, **PHONE)
-        try:
-            urls = page.evaluate("performance.getEntriesByType('resource').map(r => r.name)")
-            scripts_kb = page.evaluate("""performance.getEntriesByType('resource')
-                .filter(r => new URL(r.name).pathname.endsWith('.js'))
-                .reduce((s, r) => s + r.decodedBodySize, 0) / 1024""")
-            generated = path in ("search.html", "genindex.html")  # the index and the search: no chapter
-            description = "-" * 60 if generated else \
-                page.locator('meta[name="description"]').get_attribute("content")
-            raw_math = page.evaluate("""() => Array.from(document.querySelectorAll('.math'))
-                .filter(el => !el.querySelector('math')).length""")
-        finally:
-            context.close()
-        heavy = [u for u in urls if "fontawesome" in u or "mathjax" in u.lower() or "webfonts" in u]
-        assert heavy == [], f"{path} loads {heavy}"
-        # The search page loads the search index, which grows with the book (262 KB at twelve chapters).
-        budget = 400 if path == "search.html" else 250
-        assert scripts_kb < budget, f"{path} runs {scripts_kb:.0f} KB of script"
-        assert description and len(description) > 50, f"{path} has no meta description"
-        assert raw_math == 0, f"{path}: {raw_math} formulas not rendered as MathML"
-
-
-def every_html_page(built_book) -> list[str]:
-    """Every HTML page a reader can open: the chapters, the API, the index and viewcode's source pages."""
-    return sorted(p.relative_to(built_book).as_posix() for p in built_book.rglob("*.html")
-                  if p.relative_to(built_book).parts[0] not in ("_static", "_sources", "_notebooks"))
-
-
-def test_no_page_is_wider_than_a_phone(browser, site_url, built_book):
-    """At 390 px no page scrolls sideways: long API names and index entries wrap (issue 27, §3.1)."""
-    pages = every_html_page(built_book)
-    assert {"api.html", "api-model-and-speed.html", "genindex.html"} <= set(pages)
-    assert any(p.startswith("_modules/booktools/figures/") for p in pages)
-    wide = []
-    for path in pages:
-        context, page = open_page(browser, site_url, path, **PHONE)
-        try:
-            page.evaluate(OPEN_EVERYTHING)
-            page.wait_for_timeout(100)
-            width = page.evaluate("document.documentElement.scrollWidth")
-        finally:
-            context.close()
-        if width > 390:
-            wide.append(f"{path}: {width} px")
-    assert wide == [], "pages wider than a 390 px phone:\n" + "\n".join(wide)

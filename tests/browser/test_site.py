@@ -1,39 +1,68 @@
-"""Crawl every built page in Chromium: offline, error-free, accessible, light.
+"""Every page the build writes, loaded once per view, with every page check run on that load.
 
-The list of pages comes from the build output. For each page, in light and in
-dark mode, with every dropdown and fold open, the crawl checks:
+The list of pages comes from the build output: the book's pages (chapters, API,
+index, search, 404 and moved pages) and viewcode's source pages (``_modules/``,
+about 75, linked from every "Made by" line). There are three views:
 
-* no request to another host, no console error, no CSP violation;
-* every image has meaningful alt text; no math left raw or in error;
-* axe-core finds no critical and no serious violation;
-* the page's own weight (its HTML and images) is under the budget.
+========  ======================  ==========================================
+view      window                  pages
+========  ======================  ==========================================
+light     1366 x 900, light mode  every page
+dark      1366 x 900, dark mode   the book's pages, and two source pages (the
+                                  module list and one module's code: they
+                                  share one template)
+phone     390 x 844, touch, light every page
+========  ======================  ==========================================
 
-It also writes a report, ``_build/site-report.md``, with one row per page.
+Each view is split into shards (:data:`SHARDS`), tests marked ``spread``: each
+shard opens one browser context (its HTTP cache warm, as a reader's is; the
+storage is emptied before every page) and one tab, loads each of its pages once, with
+every dropdown and fold open, and runs on that load:
 
-viewcode's source pages (``_modules/``, about 75, one per module that made a
-figure or a lab or that the API pages document) are pages of the book too,
-linked from every "Made by" line. They share one template, so the crawl
-visits each of them once, in light mode, in one browser context (axe is the
-time a visit takes); the dark crawl takes two of them along: the module list
-and one module's source.
+* in every view: no request to another host, no console error, no CSP
+  violation, no math left raw or in error, and the colour mode asked for;
+* light and dark: meaningful alt text on every image, no axe-core finding of
+  any impact, the page's own weight under the budget, figures and labs
+  inside the text column at 200 % zoom (640 px), and figure text of at least
+  11 px as shown (:func:`figure_text_problems`);
+* phone: no sideways scroll, table captions inside the screen, figure text
+  of at least 11 px as shown, no math or icon script, the script weight under
+  its budget, and a meta description.
+
+A failure names the page, the view and what is wrong. The crawl also writes a
+report, ``_build/site-report.md``, one row per page and view.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import time
 from pathlib import Path
+from urllib.parse import urljoin, urlparse
 
 import pytest
+from PIL import Image
 
+from booktools.figures.base import CUT_TEXT_KEY, SMALLEST_TEXT_KEY
 from tests.browser.conftest import PageWatch
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.spread]
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "tests" / "vendor" / "axe-core" / "axe.min.js"
 WEIGHT_BUDGET_KB = 600
-REPORT: dict[str, dict] = {}
+REPORT_DIR = ROOT / "_build" / "site-report"
+
+DESK = {"viewport": {"width": 1366, "height": 900}}
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+#: view -> (colour mode, window, shards).
+VIEWS = {"light": ("light", DESK, 4), "dark": ("dark", DESK, 2), "phone": ("light", PHONE, 3)}
+SHARDS = [(view, shard) for view, (_, _, n) in VIEWS.items() for shard in range(n)]
+
+#: The source pages that the dark view visits as well: the list of modules and one module's code.
+SOURCE_PAGES_IN_DARK = ("_modules/index.html", "_modules/selfattention/attention.html")
 
 # Formulas are MathML written at build time (booksite.mathml): no script renders them.
 RAW_MATH = """() => Array.from(document.querySelectorAll('.math'))
@@ -52,13 +81,45 @@ IMAGES = """() => Array.from(document.querySelectorAll('main img, article img'))
   src: img.getAttribute('src'), alt: (img.getAttribute('alt') || '').trim()
 }))"""
 
+# Figures load lazily (booksite.sphinxext.BookHTMLTranslator): load them all, as a reader's scroll would.
+LOAD_IMAGES = """async () => {
+  const images = [...document.images];
+  for (const img of images) img.loading = "eager";
+  await Promise.all(images.map((img) => img.complete ? null
+    : new Promise((done) => { img.addEventListener("load", done); img.addEventListener("error", done); })));
+}"""
+
+FIGURES = """() => [...document.querySelectorAll('main img, article img')].map(img => ({
+  src: img.currentSrc || img.src, natural: img.naturalWidth, shown: img.getBoundingClientRect().width}))"""
+
+CAPTIONS = """() => Array.from(document.querySelectorAll('table > caption'))
+  .filter(c => c.offsetParent !== null).map(c => {
+    const r = c.getBoundingClientRect();
+    return {text: c.textContent.trim().slice(0, 40), left: r.left, right: r.right};
+  })"""
+
+SCRIPTS_KB = """performance.getEntriesByType('resource')
+  .filter(r => new URL(r.name).pathname.endsWith('.js'))
+  .reduce((s, r) => s + r.decodedBodySize, 0) / 1024"""
+
+ZOOM_OVERFLOW = """() => {
+  const article = document.querySelector('article.bd-article');
+  if (!article) return [];
+  const right = article.getBoundingClientRect().right + 2;
+  return Array.from(article.querySelectorAll('img, svg.sa-plane, .sa-lab'))
+    .filter(el => el.getBoundingClientRect().width > 0 && el.getBoundingClientRect().right > right)
+    .map(el => el.getAttribute('src') || el.className.baseVal || el.className);
+}"""
+
+AXE_RUN = """async () => {
+  const r = await axe.run(document, {resultTypes: ['violations']});
+  return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+      nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}));
+}"""
+
 CSP_LISTENER = """window.__cspViolations = [];
 document.addEventListener('securitypolicyviolation',
   e => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));"""
-
-
-#: The source pages that the dark crawl visits as well: the list of modules and one module's code.
-SOURCE_PAGES_IN_DARK = ("_modules/index.html", "_modules/selfattention/attention.html")
 
 
 def site_pages(built_book: Path) -> list[str]:
@@ -73,6 +134,24 @@ def source_pages(built_book: Path) -> list[str]:
     """viewcode's source pages, ``_modules/**.html``: with :func:`site_pages`, every HTML file of the
     build but the theme's template fragments in ``_static/``."""
     return sorted(str(p.relative_to(built_book)) for p in (built_book / "_modules").rglob("*.html"))
+
+
+def every_html_page(built_book: Path) -> list[str]:
+    """Every HTML page a reader can open: the chapters, the API, the index and viewcode's source pages."""
+    return sorted(p.relative_to(built_book).as_posix() for p in built_book.rglob("*.html")
+                  if p.relative_to(built_book).parts[0] not in ("_static", "_sources", "_notebooks"))
+
+
+def view_pages(built_book: Path, view: str) -> list[str]:
+    """The pages that ``view`` visits (see the table at the top of this module)."""
+    if view == "dark":
+        return site_pages(built_book) + list(SOURCE_PAGES_IN_DARK)
+    return every_html_page(built_book)
+
+
+def moved(built_book: Path, page: str) -> bool:
+    """A moved page's forward (``_redirects.txt``): a meta refresh to its new address, no figures."""
+    return 'http-equiv="refresh"' in (built_book / page).read_text(encoding="utf-8")
 
 
 def meaningful_alt(alt: str) -> bool:
@@ -97,136 +176,234 @@ def page_weight_kb(built_book: Path, page_path: str, html: str) -> float:
     return total / 1024
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def axe_source() -> str:
     return AXE.read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("mode", ["light", "dark"])
-def test_every_page_is_offline_clean_accessible_and_light(browser, site_url, built_book,
-                                                         axe_source, mode):
-    pages = site_pages(built_book)
-    assert "index.html" in pages and "weighted-average.html" in pages
-    if mode == "dark":
-        pages += list(SOURCE_PAGES_IN_DARK)
-    problems = []
-    for site_page in pages:
-        problems += [f"{site_page} ({mode}): {p}" for p in
-                     crawl(browser, site_url, built_book, axe_source, site_page, mode)]
-    assert problems == [], "\n".join(problems)
+def test_the_views_visit_every_html_file_of_the_build(built_book):
+    """Light and phone visit every HTML file but the theme's fragments and the notebooks' folder; the
+    shards of a view split its pages without a gap or an overlap."""
+    everything = {p.relative_to(built_book).as_posix() for p in built_book.rglob("*.html")
+                  if p.relative_to(built_book).parts[0] not in ("_static", "_sources", "_notebooks")}
+    assert {"index.html", "weighted-average.html", "api.html", "genindex.html"} <= everything
+    assert set(SOURCE_PAGES_IN_DARK) <= everything and len(source_pages(built_book)) > 20
+    for view, (_, _, n) in VIEWS.items():
+        pages = view_pages(built_book, view)
+        shards = [pages[i::n] for i in range(n)]
+        assert sorted(p for s in shards for p in s) == sorted(pages)
+        if view != "dark":
+            assert set(pages) == everything
 
 
-def test_every_source_page_is_offline_clean_and_accessible(browser, site_url, built_book, axe_source):
-    """viewcode's ``_modules/`` pages, each once, in light mode, in one context."""
-    pages = source_pages(built_book)
-    assert set(SOURCE_PAGES_IN_DARK) <= set(pages) and len(pages) > 20, pages[:5]
-    context = colour_context(browser, "light")
-    problems = []
+@pytest.mark.parametrize("view, shard", SHARDS, ids=[f"{v}-{i + 1}of{VIEWS[v][2]}" for v, i in SHARDS])
+def test_every_page_as_a_reader_sees_it(browser, site_url, built_book, axe_source, view, shard):
+    mode, window, n = VIEWS[view]
+    pages = view_pages(built_book, view)[shard::n]
+    context = browser.new_context(color_scheme=mode, **window)
+    # A new page starts with empty storage, as in a new context, in the colour mode the theme's menu sets.
+    context.add_init_script(
+        f"try {{ localStorage.clear(); sessionStorage.clear(); localStorage.setItem('mode', '{mode}'); "
+        f"localStorage.setItem('theme', '{mode}'); }} catch (e) {{}}")
+    context.add_init_script(CSP_LISTENER)
+    page = context.new_page()   # one tab for the whole shard: a new tab costs more than the visit
+    watch, inflight = PageWatch(page, site_url), track_requests(page)
+    problems, rows = [], {}
     try:
-        for site_page in pages:
-            problems += [f"{site_page} (light): {p}" for p in
-                         crawl(browser, site_url, built_book, axe_source, site_page, "light", context)]
+        for path in pages:
+            found, row = visit(page, watch, inflight, site_url, built_book, axe_source, path, view)
+            problems += [f"{path} ({view}): {p}" for p in found]
+            rows[f"{path} ({view})"] = row
     finally:
         context.close()
+        write_report(f"{view}-{shard}", rows)
     assert problems == [], "\n".join(problems)
 
 
-def colour_context(browser, mode):
-    """A browser context whose pages open in ``mode`` and record CSP violations."""
-    context = browser.new_context(color_scheme=mode)
-    context.add_init_script(
-        f"try {{ localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}'); }} catch (e) {{}}"
-    )
-    context.add_init_script(CSP_LISTENER)
-    return context
+def visit(page, watch, inflight, site_url, built_book, axe_source, path, view) -> tuple[list[str], dict]:
+    """Load ``path`` once in ``view`` in the shard's tab; return what is wrong with it and its row of
+    the report."""
+    mode, window, _ = VIEWS[view]
+    page.set_viewport_size(window["viewport"])   # the last visit may have zoomed
+    del watch.console_errors[:], watch.foreign[:]
+    problems: list[str] = []
+    row: dict = {}
+    forward = moved(built_book, path)
+    # A forward's refresh replaces the page at once: wait until the new page is quiet as well.
+    page.goto(f"{site_url}/{path}", wait_until="networkidle" if forward else "load")
+    settle(page, inflight)
+    theme = page.evaluate("document.documentElement.dataset.theme")
+    if theme != mode:
+        problems.append(f"theme is {theme!r}, not {mode!r}")
+    if view == "phone":   # what the page itself loads, before any fold opens
+        problems += script_problems(page, path)
+    page.evaluate(OPEN_EVERYTHING)
+    # Blocks that scroll sideways become tab stops in idle slices (_static/sa/scrollables.js).
+    page.wait_for_timeout(200)
+    page.wait_for_function("() => document.documentElement.dataset.saScrollables !== 'marking'")
+    settle(page, inflight)
+    raw_math = page.evaluate(RAW_MATH)
+    math_errors = page.locator(".math code, math merror").count()
+    if raw_math or math_errors:
+        problems.append(f"math left raw {raw_math} or in error ({math_errors})")
+    if not forward:
+        problems += figure_text_problems(page, site_url, built_book, path)
+    if view == "phone":
+        problems += phone_problems(page)
+    else:
+        found, row = desk_problems(page, built_book, axe_source, path)
+        problems += found
+    csp = page.evaluate("window.__cspViolations")
+    if csp:
+        problems.append(f"CSP violations: {csp}")
+    if watch.foreign:
+        problems.append(f"requests to other hosts: {watch.foreign}")
+    if watch.console_errors:
+        problems.append(f"console errors: {watch.console_errors}")
+    row.update({"foreign": len(watch.foreign), "console_errors": len(watch.console_errors)})
+    return problems, row
 
 
-def crawl(browser, site_url, built_book, axe_source, site_page, mode, context=None) -> list[str]:
-    """Open one page in one colour mode (in its own context, or a page of ``context``); return what
-    is wrong with it."""
-    own = context is None
-    context = colour_context(browser, mode) if own else context
-    page = context.new_page()
-    watch = PageWatch(page, site_url)
+def track_requests(page) -> list[float]:
+    """``[requests in flight, time of the last start or end]``, kept up to date while the page lives."""
+    state = [0, time.monotonic()]
+
+    def start(_request):
+        state[0] += 1
+        state[1] = time.monotonic()
+
+    def end(_request):
+        state[0] -= 1
+        state[1] = time.monotonic()
+
+    page.on("request", start)
+    page.on("requestfinished", end)
+    page.on("requestfailed", end)
+    return state
+
+
+def settle(page, inflight, quiet_s: float = 0.15, limit_s: float = 20.0) -> None:
+    """Wait until no request has been in flight for ``quiet_s`` (the idea of Playwright's
+    ``networkidle``, whose fixed 500 ms would be most of a visit): labs that fetch their data draw."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if inflight[0] <= 0 and time.monotonic() - inflight[1] >= quiet_s:
+            return
+        page.wait_for_timeout(50)
+
+
+def script_problems(page, path) -> list[str]:
+    """No math or icon script or font, the scripts under their budget, a meta description."""
     problems = []
-    try:
-        page.goto(f"{site_url}/{site_page}", wait_until="networkidle")
-        theme = page.evaluate("document.documentElement.dataset.theme")
-        if theme != mode:
-            problems.append(f"theme is {theme!r}, not {mode!r}")
-        page.evaluate(OPEN_EVERYTHING)
-        # Blocks that scroll sideways become tab stops in idle slices (_static/sa/scrollables.js).
-        page.wait_for_timeout(200)
-        page.wait_for_function("() => document.documentElement.dataset.saScrollables !== 'marking'")
-        raw_math = page.evaluate(RAW_MATH)
-        math_errors = page.locator(".math code, math merror").count()
-        images = page.evaluate(IMAGES)
-        bad_alt = [i["src"] for i in images if not meaningful_alt(i["alt"])]
-        csp = page.evaluate("window.__cspViolations")
-        page.evaluate(axe_source)  # through the DevTools protocol: not subject to the page's CSP
-        axe = page.evaluate("""async () => {
-            const r = await axe.run(document, {resultTypes: ['violations']});
-            return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-                nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}));
-        }""")
-        html = (built_book / site_page).read_text(encoding="utf-8")
-        weight = page_weight_kb(built_book, site_page, html)
-        impacts = {k: sum(1 for v in axe if v["impact"] == k)
-                   for k in ("critical", "serious", "moderate", "minor")}
-        REPORT[f"{site_page} ({mode})"] = {
-            "foreign": len(watch.foreign), "console_errors": len(watch.console_errors),
-            "axe": impacts, "weight_kb": round(weight, 1),
-            "axe_ids": sorted({f"{v['impact']}:{v['id']}" for v in axe}),
-        }
-        _write_report()
-        if watch.foreign:
-            problems.append(f"requests to other hosts: {watch.foreign}")
-        if watch.console_errors:
-            problems.append(f"console errors: {watch.console_errors}")
-        if csp:
-            problems.append(f"CSP violations: {csp}")
-        if raw_math or math_errors:
-            problems.append(f"math left raw {raw_math} or in error ({math_errors})")
-        if bad_alt:
-            problems.append(f"images without meaningful alt text: {bad_alt}")
-        if axe:  # every impact, moderate and minor too (heading order is "moderate")
-            problems.append("axe violations: " + json.dumps(axe))
-        if weight >= WEIGHT_BUDGET_KB:
-            problems.append(f"weighs {weight:.0f} KB (budget {WEIGHT_BUDGET_KB} KB)")
-        problems += zoomed_overflow(page)
-    finally:
-        page.close()
-        if own:
-            context.close()
+    urls = page.evaluate("performance.getEntriesByType('resource').map(r => r.name)")
+    heavy = [u for u in urls if "fontawesome" in u or "mathjax" in u.lower() or "webfonts" in u]
+    if heavy:
+        problems.append(f"loads {heavy}")
+    # The search page loads the search index, which grows with the book (262 KB at twelve chapters).
+    budget = 400 if path == "search.html" else 250
+    scripts_kb = page.evaluate(SCRIPTS_KB)
+    if scripts_kb >= budget:
+        problems.append(f"runs {scripts_kb:.0f} KB of script (budget {budget} KB)")
+    if not path.startswith("_modules/") and path not in ("search.html", "genindex.html"):
+        description = page.locator('meta[name="description"]').get_attribute("content")
+        if not description or len(description) <= 50:
+            problems.append(f"no meta description ({description!r})")
     return problems
 
 
-ZOOM_OVERFLOW = """() => {
-  const article = document.querySelector('article.bd-article');
-  if (!article) return [];
-  const right = article.getBoundingClientRect().right + 2;
-  return Array.from(article.querySelectorAll('img, svg.sa-plane, .sa-lab'))
-    .filter(el => el.getBoundingClientRect().width > 0 && el.getBoundingClientRect().right > right)
-    .map(el => el.getAttribute('src') || el.className.baseVal || el.className);
-}"""
+def phone_problems(page) -> list[str]:
+    """At 390 px nothing scrolls sideways (long API names and index entries wrap) and every table
+    caption wraps inside the screen."""
+    problems = []
+    width = page.evaluate("document.documentElement.scrollWidth")
+    if width > 390:
+        problems.append(f"{width} px wide on a 390 px phone")
+    cut = [c for c in page.evaluate(CAPTIONS) if c["left"] < 0 or c["right"] > 390]
+    if cut:
+        problems.append(f"captions wider than the phone: {cut}")
+    return problems
 
 
-def zoomed_overflow(page) -> list[str]:
-    """At 200% zoom a 1280-pixel window is 640 CSS pixels wide: figures and labs must fit."""
+def desk_problems(page, built_book, axe_source, path) -> tuple[list[str], dict]:
+    """Alt text, axe-core (every impact: heading order is "moderate"), the page's weight, and the
+    text column at 200 % zoom. Resizes the window: the last check of a visit."""
+    problems = []
+    bad_alt = [i["src"] for i in page.evaluate(IMAGES) if not meaningful_alt(i["alt"])]
+    if bad_alt:
+        problems.append(f"images without meaningful alt text: {bad_alt}")
+    page.evaluate(axe_source)  # through the DevTools protocol: not subject to the page's CSP
+    axe = page.evaluate(AXE_RUN)
+    if axe:
+        problems.append("axe violations: " + json.dumps(axe))
+    weight = page_weight_kb(built_book, path, (built_book / path).read_text(encoding="utf-8"))
+    if weight >= WEIGHT_BUDGET_KB:
+        problems.append(f"weighs {weight:.0f} KB (budget {WEIGHT_BUDGET_KB} KB)")
+    # At 200% zoom a 1280-pixel window is 640 CSS pixels wide: figures and labs must fit.
     page.set_viewport_size({"width": 640, "height": 720})
     page.wait_for_timeout(100)
     wide = page.evaluate(ZOOM_OVERFLOW)
-    return [f"at 200% zoom these overflow the text column: {wide}"] if wide else []
+    if wide:
+        problems.append(f"at 200% zoom these overflow the text column: {wide}")
+    row = {"axe": {k: sum(1 for v in axe if v["impact"] == k) for k in ("critical", "serious", "moderate", "minor")},
+           "axe_ids": sorted({f"{v['impact']}:{v['id']}" for v in axe}), "weight_kb": round(weight, 1)}
+    return problems, row
 
 
-def _write_report() -> None:
+def figure_text_problems(page, site_url, built_book, path) -> list[str]:
+    """Every figure's text is at least 11 px high as the reader sees it, and none is cut or crowded.
+
+    Each figure's PNG records the smallest font it uses, in pixels of the PNG
+    (``booktools.figures.base.png`` measures every text of the figure as it is
+    saved) and the texts that were cut at the figure's edge or crowded each
+    other (``booktools.pngfile.cut_texts``). The browser shows the PNG at some
+    width; the text then shows at ``smallest px * (rendered width / natural width)``.
+    """
+    page.evaluate(LOAD_IMAGES)
+    page.wait_for_timeout(50)
+    problems = []
+    for fig in page.evaluate(FIGURES):
+        url = urlparse(urljoin(f"{site_url}/{path}", fig["src"]))
+        if "/_static/" in url.path:
+            continue  # the theme's own images (logo), not figures
+        name = url.path.rsplit("/", 1)[-1]
+        with Image.open(built_book / url.path.lstrip("/")) as im:
+            if SMALLEST_TEXT_KEY not in im.text:
+                problems.append(f"{name} does not record its smallest text")
+                continue
+            px, natural, cut = float(im.text[SMALLEST_TEXT_KEY]), im.width, im.text.get(CUT_TEXT_KEY, "missing")
+        if natural != fig["natural"]:
+            problems.append(f"{name} is {fig['natural']} px wide in the browser and {natural} px in its file")
+        if cut:
+            problems.append(f"{name}: figure text cut or crowded: {cut}")
+        if fig["shown"] <= 0:
+            problems.append(f"{name} is not shown")
+        elif px * fig["shown"] / natural < 11:
+            problems.append(f"{name}: figure text {px * fig['shown'] / natural:.1f} px high (at least 11)")
+    return problems
+
+
+def test_the_book_has_figures_and_table_captions_for_the_crawl_to_measure(built_book):
+    """The crawl measures what the pages hold: at least 8 figures and 5 table captions."""
+    pages = [(built_book / p).read_text(encoding="utf-8") for p in site_pages(built_book)]
+    figures = sum(len(re.findall(r'<img[^>]+src="(?!_static/)[^"]*_images/', html)) for html in pages)
+    captions = sum(html.count("<caption") for html in pages)
+    assert figures >= 8 and captions >= 5, (figures, captions)
+
+
+def write_report(name: str, rows: dict) -> None:
+    """One shard's rows, then ``_build/site-report.md`` made again from every shard's rows."""
+    REPORT_DIR.mkdir(parents=True, exist_ok=True)
+    (REPORT_DIR / f"{name}.json").write_text(json.dumps(rows, sort_keys=True), encoding="utf-8")
+    report = {}
+    for part in sorted(REPORT_DIR.glob("*.json")):
+        report.update(json.loads(part.read_text(encoding="utf-8")))
     lines = ["| page | other hosts | console errors | axe critical/serious/moderate/minor "
              "| axe rules | weight KB |", "|---|---:|---:|---|---|---:|"]
-    for name, r in sorted(REPORT.items()):
-        a = r["axe"]
-        lines.append(f"| {name} | {r['foreign']} | {r['console_errors']} | "
-                     f"{a['critical']}/{a['serious']}/{a['moderate']}/{a['minor']} | "
-                     f"{', '.join(r['axe_ids'])} | {r['weight_kb']} |")
-    out = ROOT / "_build" / "site-report.md"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for name_, r in sorted(report.items()):
+        a = r.get("axe", {})
+        axe = "/".join(str(a.get(k, "-")) for k in ("critical", "serious", "moderate", "minor"))
+        lines.append(f"| {name_} | {r.get('foreign', '-')} | {r.get('console_errors', '-')} | {axe} | "
+                     f"{', '.join(r.get('axe_ids', []))} | {r.get('weight_kb', '-')} |")
+    tmp = REPORT_DIR / f".{name}.{os.getpid()}.md"
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    tmp.replace(ROOT / "_build" / "site-report.md")   # atomic: two workers may write at once

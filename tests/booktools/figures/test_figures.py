@@ -3,7 +3,7 @@
 Each figure is drawn with inputs of the book's own sizes, written to PNG as
 the book writes it, and measured: its smallest text (recorded in the PNG by
 ``booktools.figures.base.png``) scaled to the phone's text column. The
-browser test (``tests/browser/test_figures.py``) measures the built book.
+browser test (``tests/browser/test_site.py``) measures the built book.
 """
 
 from __future__ import annotations
