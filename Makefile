@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 SPHINXOPTS ?= -n -W --keep-going -j 2
 PORT   ?= 8000
 
-.PHONY: venv runtime model-f16 induction-weights html pdf pdf-tools serve lint test test-fast bench bench-induction bench-explorer lighthouse repro-check clean reset
+.PHONY: venv runtime model-f16 induction-weights html pdf pdf-tools serve lint test test-fast bench bench-induction bench-explorer bench-suite lighthouse repro-check clean reset
 
 # Create the virtual environment and install the pinned requirements, the library and the
 # book's tooling once; reinstall when a requirements or project file changes.
@@ -105,6 +105,12 @@ induction-weights: $(STAMP)
 # the result is the shipped weights bit for bit; writes _build/induction-bench.json.
 bench-induction: $(STAMP)
 	$(BIN)/python bench/induction_bench.py
+
+# Benchmark (not a test): the clean build (make clean && make html), the cold build (an empty
+# execution cache) with where their time goes, and make test on a fresh clone with its slowest tests;
+# writes _build/suite-bench.json (bench/suite_bench.py; BENCH_ARGS=--build-only skips the tests).
+bench-suite: $(STAMP)
+	$(BIN)/python bench/suite_bench.py $(BENCH_ARGS)
 
 # Benchmark (not a test): the explorer's Compute in Chromium, from the press to the heatmap,
 # 16 and 128 tokens, cold, cached and warm, desktop and 4x slower CPU, with the bytes sent;

@@ -205,17 +205,24 @@ def read_redirects(path: Path) -> dict[str, str]:
     return found
 
 
-def redirect_page(target: str, title: str) -> str:
+def redirect_page(target: str, title: str, root: str = "") -> str:
     """A page that sends the reader to ``target`` (no script: a meta refresh and a link).
+
+    ``root`` is the way from the page to the site's root (``""`` or ``"../"``...): the page names the
+    book's icon, so that a browser does not ask for a ``/favicon.ico`` the site does not have (a 404 in
+    the reader's console while the refresh waits).
 
     Examples
     --------
-    >>> "url=new.html" in redirect_page("new.html", "Book")
-    True
+    >>> page = redirect_page("new.html", "Book")
+    >>> "url=new.html" in page, '<link rel="icon" href="_static/favicon.svg">' in page
+    (True, True)
     """
     target = html.escape(target, quote=True)
+    icon = html.escape(f"{root}_static/favicon.svg", quote=True)
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f'<meta http-equiv="refresh" content="0; url={target}">\n<link rel="canonical" href="{target}">\n'
+            f'<link rel="icon" href="{icon}">\n'
             f"<title>{html.escape(title)}: this page has moved</title>\n</head>\n"
             f'<body><main><p>This page has moved to <a href="{target}">{target}</a>.</p></main></body>\n</html>\n')
 
@@ -250,7 +257,7 @@ def _build_finished(app, exception):
             continue  # a moved notebook: _moved_notebooks copies it once the notebooks are written
         if not (out / new).exists():
             raise FileNotFoundError(f"_redirects.txt sends {old} to {new}, which the build did not make")
-        (out / old).write_text(redirect_page(new, app.config.project), encoding="utf-8")
+        (out / old).write_text(redirect_page(new, app.config.project, "../" * old.count("/")), encoding="utf-8")
     for name in PDF_ONLY:
         (out / name).unlink(missing_ok=True)
     base = app.config.html_baseurl

@@ -1,0 +1,155 @@
+"""Benchmark: how long the book takes to build and the tests take to run, on this machine.
+
+Run with ``.venv/bin/python bench/suite_bench.py`` (``make bench-suite``); ``--build-only`` skips the
+test run. Not a test: it prints a table and writes ``_build/suite-bench.json``.
+
+It measures, each in its own folder so that nothing of the checkout is used again:
+
+* **the clean build**, ``make clean && make html`` as a reader or a contributor runs it: the execution
+  cache survives ``make clean``, so no page runs again;
+* **the cold build**, the same ``sphinx-build`` with an empty execution cache, as on a fresh clone:
+  every page runs;
+* for both, where the time goes: Sphinx's phases read off its log as it is written (start-up,
+  reading the pages, which includes running them, the checks between, writing the pages, viewcode's
+  source pages, copying the images, the search index), and the seconds the pages took to run;
+* **the tests**, ``make test`` on a fresh clone of the last commit with ``CI=true`` (its own
+  virtual environment and its own book build): the wall time and the slowest tests.
+
+The machine's load average is printed before and after: other programs slow every number down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = ROOT / ".venv" / "bin"
+
+#: Sphinx's log line that starts each phase, in the order they come.
+PHASES = [
+    ("start-up", r"^Running Sphinx"),
+    ("reading (and running) the pages", r"^(reading sources|building \[html\])"),
+    ("checks between reading and writing", r"^(looking for now-outdated|pickling environment|checking consistency)"),
+    ("writing the pages", r"^writing output"),
+    ("viewcode's source pages", r"^highlighting module code"),
+    ("copying images and static files", r"^(copying images|copying static files|copying assets)"),
+    ("search index and inventory", r"^dumping search index"),
+]
+EXECUTED = re.compile(r"Executed notebook in ([\d.]+) seconds")
+
+
+def timed_lines(cmd: list[str], env: dict | None = None, cwd: Path = ROOT) -> tuple[float, list[tuple[float, str]]]:
+    """Run ``cmd``; return its wall time and each line of its output with the second it was written."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = [(time.perf_counter() - start, line.rstrip("\n")) for line in proc.stdout]
+    if proc.wait() != 0:
+        sys.exit("\n".join(line for _, line in lines[-40:]) + f"\n{' '.join(cmd)} failed")
+    return time.perf_counter() - start, lines
+
+
+def phases(total: float, lines: list[tuple[float, str]]) -> dict[str, float]:
+    """Seconds per phase of :data:`PHASES`: from the first line of a phase to the first of the next.
+
+    Examples
+    --------
+    >>> phases(10.0, [(0.0, "Running Sphinx v9"), (1.0, "reading sources... [ 50%] a"),
+    ...               (6.0, "writing output... [100%] a"), (8.0, "dumping search index in English")])
+    {'start-up': 1.0, 'reading (and running) the pages': 5.0, 'writing the pages': 2.0, 'search index and inventory': 2.0}
+    """
+    starts = []
+    for name, pattern in PHASES:
+        at = next((t for t, line in lines if re.search(pattern, line)), None)
+        if at is not None:
+            starts.append((at, name))
+    starts.sort()
+    ends = [t for t, _ in starts[1:]] + [total]
+    return {name: round(end - at, 1) for (at, name), end in zip(starts, ends)}
+
+
+def build(label: str, out: Path, cache: Path | None) -> dict:
+    """One sphinx-build as ``make html`` runs it into ``out``; ``cache``: a fresh execution cache."""
+    env = dict(os.environ)
+    if cache is not None:
+        env["SA_JUPYTER_CACHE"] = str(cache)
+    cmd = [str(BIN / "sphinx-build"), "-n", "-W", "--keep-going", "-j", "2", "-c", str(ROOT), str(ROOT / "book"),
+           str(out / "html"), "-d", str(out / "doctrees")]
+    total, lines = timed_lines(cmd, env)
+    ran = [float(m.group(1)) for _, line in lines if (m := EXECUTED.search(line))]
+    return {"build": label, "seconds": round(total, 1), "pages_run": len(ran),
+            "seconds_running_pages": round(sum(ran), 1), "phases": phases(total, lines)}
+
+
+def clean_build() -> dict:
+    """``make clean && make html`` in the checkout, timed (the execution cache is kept)."""
+    subprocess.run(["make", "--no-print-directory", "html"], cwd=ROOT, check=True, capture_output=True)  # warm it
+    subprocess.run(["make", "--no-print-directory", "clean"], cwd=ROOT, check=True, capture_output=True)
+    total, lines = timed_lines(["make", "--no-print-directory", "html"])
+    ran = [float(m.group(1)) for _, line in lines if (m := EXECUTED.search(line))]
+    return {"build": "clean (make clean && make html)", "seconds": round(total, 1), "pages_run": len(ran),
+            "seconds_running_pages": round(sum(ran), 1), "phases": phases(total, lines)}
+
+
+def test_run(keep: Path) -> dict:
+    """``make test`` with ``CI=true`` on a fresh clone of HEAD; its wall time and the slowest tests."""
+    clone = keep / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    junit = keep / "junit.xml"
+    env = {**os.environ, "CI": "true", "PYTEST_ADDOPTS": f"--junitxml={junit}"}
+    env.pop("SA_BUILT_BOOK", None)
+    start = time.perf_counter()
+    done = subprocess.run(["make", "--no-print-directory", "test"], cwd=clone, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    summary = next((line for line in reversed(done.stdout.splitlines()) if " in " in line and "passed" in line), "")
+    cases = []
+    if junit.exists():
+        for case in ET.parse(junit).iter("testcase"):
+            cases.append((float(case.get("time", 0)), f"{case.get('classname')}::{case.get('name')}"))
+    cases.sort(reverse=True)
+    return {"make_test_seconds": round(wall, 1), "status": done.returncode, "summary": summary.strip("= "),
+            "tests": len(cases), "slowest": [{"seconds": round(s, 1), "test": name} for s, name in cases[:15]]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build-only", action="store_true", help="time the builds, not the tests")
+    args = parser.parse_args()
+    result = {"load_before": os.getloadavg(), "cpus": os.cpu_count()}
+    with tempfile.TemporaryDirectory(prefix="suite-bench-") as tmp:
+        tmp = Path(tmp)
+        result["builds"] = [clean_build(), build("cold (empty execution cache)", tmp / "cold", tmp / "cache")]
+        shutil.rmtree(tmp / "cold")
+        if not args.build_only:
+            result["tests"] = test_run(tmp)
+    result["load_after"] = os.getloadavg()
+    out = ROOT / "_build" / "suite-bench.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"load average before {result['load_before'][0]:.2f}, after {result['load_after'][0]:.2f}; "
+          f"{result['cpus']} CPUs")
+    for b in result["builds"]:
+        print(f"\n{b['build']}: {b['seconds']} s; {b['pages_run']} pages ran, {b['seconds_running_pages']} s "
+              f"of kernel time (two at a time)")
+        for name, seconds in b["phases"].items():
+            print(f"  {seconds:6.1f} s  {name}")
+    if "tests" in result:
+        t = result["tests"]
+        print(f"\nmake test on a fresh clone (CI=true): {t['make_test_seconds']} s, exit {t['status']}: {t['summary']}")
+        print("slowest tests (seconds on their worker):")
+        for s in t["slowest"]:
+            print(f"  {s['seconds']:6.1f} s  {s['test']}")
+    print(f"\nwrote {out}")
+
+
+if __name__ == "__main__":
+    main()
