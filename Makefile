@@ -81,7 +81,7 @@ lint: $(STAMP)
 # built once for both. PYTEST_WORKERS=0 runs everything in this process.
 PYTEST_WORKERS ?= 2
 test: lint
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Units and doctests only: no book build, no browser, no fresh-venv install (well under a minute).
 test-fast: lint

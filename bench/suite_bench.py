@@ -65,7 +65,8 @@ def phases(total: float, lines: list[tuple[float, str]]) -> dict[str, float]:
     --------
     >>> phases(10.0, [(0.0, "Running Sphinx v9"), (1.0, "reading sources... [ 50%] a"),
     ...               (6.0, "writing output... [100%] a"), (8.0, "dumping search index in English")])
-    {'start-up': 1.0, 'reading (and running) the pages': 5.0, 'writing the pages': 2.0, 'search index and inventory': 2.0}
+    {'start-up': 1.0, 'reading (and running) the pages': 5.0, 'writing the pages': 2.0,
+     'search index and inventory': 2.0}
     """
     starts = []
     for name, pattern in PHASES:
@@ -100,7 +101,7 @@ def clean_build() -> dict:
             "seconds_running_pages": round(sum(ran), 1), "phases": phases(total, lines)}
 
 
-def test_run(keep: Path) -> dict:
+def timed_test_run(keep: Path) -> dict:
     """``make test`` with ``CI=true`` on a fresh clone of HEAD; its wall time and the slowest tests."""
     clone = keep / "clone"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
@@ -130,7 +131,7 @@ def main() -> None:
         result["builds"] = [clean_build(), build("cold (empty execution cache)", tmp / "cold", tmp / "cache")]
         shutil.rmtree(tmp / "cold")
         if not args.build_only:
-            result["tests"] = test_run(tmp)
+            result["tests"] = timed_test_run(tmp)
     result["load_after"] = os.getloadavg()
     out = ROOT / "_build" / "suite-bench.json"
     out.parent.mkdir(exist_ok=True)

@@ -65,30 +65,58 @@ def in_ci() -> bool:
 
 
 # ---------------------------------------------------------------------------
-# Two workers (pytest-xdist, ``--dist loadgroup``): what runs where, and in which order
+# Two workers (pytest-xdist): what runs where, and in which order
 # ---------------------------------------------------------------------------
 
-#: Markers of the tests that cost most (a build, a browser, a fresh install): they start first.
+#: Markers of the tests that cost most (a build, a browser, a fresh install).
 HEAVY = ("book", "browser", "library")
+#: The module that starts first: the first test that needs the book builds it. While it builds (the
+#: build keeps about one and a half of two cores busy), the other worker runs the light modules.
+FIRST = "tests/book/test_build.py"
+#: Modules whose tests go to whichever worker is free, one by one: the page crawl's shards, which
+#: open no module-scoped fixture. They run last and fill the gaps, so both workers finish together.
+SPREAD = ("tests/browser/test_site.py",)
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "spread: may run on any worker, apart from the rest of its module "
-                                       "(it opens no module-scoped fixture)")
+def module(nodeid: str) -> str:
+    """The file of a test's node id.
+
+    Examples
+    --------
+    >>> module("tests/browser/test_site.py::test_every_page_as_a_reader_sees_it[light-1of4]")
+    'tests/browser/test_site.py'
+    """
+    return nodeid.split("::", 1)[0]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Each module on one worker, so that its module-scoped fixtures (an open lab page, the PDF, the
+    fresh venvs) are made once; the tests of :data:`SPREAD` one by one."""
+    from xdist.scheduler import LoadFileScheduling
+
+    class ModuleScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return nodeid if module(nodeid) in SPREAD else module(nodeid)
+
+    return ModuleScheduling(config, log)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Keep each module on one worker, so that its module-scoped fixtures (an open lab page, the PDF,
-    the fresh venvs) are made once; let the tests marked ``spread`` (the page crawl's shards) go to
-    whichever worker is free. Order the run: heavy modules first, then the rest, then the shards,
-    which fill the last gaps so that both workers finish together."""
-    def rank(item):
-        if item.get_closest_marker("spread"):
-            return 2
-        return 0 if any(item.get_closest_marker(m) for m in HEAVY) else 1
+    """Order the run (the workers take modules in this order): the build's module, the light modules
+    (beside the build), the heavy ones, then :data:`SPREAD`."""
+    def heavy(item):
+        return "built_book" in item.fixturenames or any(item.get_closest_marker(m) for m in HEAVY)
 
-    for item in items:
-        if not item.get_closest_marker("spread"):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    heavy_modules = {module(item.nodeid) for item in items if heavy(item)}
+
+    def rank(item):
+        name = module(item.nodeid)
+        if name == FIRST:
+            return 0
+        if name in SPREAD:
+            return 3
+        return 2 if name in heavy_modules else 1
+
     items.sort(key=rank)   # stable: each module keeps its own order

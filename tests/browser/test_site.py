@@ -14,7 +14,8 @@ dark      1366 x 900, dark mode   the book's pages, and two source pages (the
 phone     390 x 844, touch, light every page
 ========  ======================  ==========================================
 
-Each view is split into shards (:data:`SHARDS`), tests marked ``spread``: each
+Each view is split into shards (:data:`SHARDS`), which the two test workers share
+(``SPREAD`` in ``tests/conftest.py``): each
 shard opens one browser context (its HTTP cache warm, as a reader's is; the
 storage is emptied before every page) and one tab, loads each of its pages once, with
 every dropdown and fold open, and runs on that load:
@@ -48,7 +49,7 @@ from PIL import Image
 from booktools.figures.base import CUT_TEXT_KEY, SMALLEST_TEXT_KEY
 from tests.browser.conftest import PageWatch
 
-pytestmark = [pytest.mark.browser, pytest.mark.spread]
+pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "tests" / "vendor" / "axe-core" / "axe.min.js"
@@ -116,6 +117,8 @@ AXE_RUN = """async () => {
   return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
       nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}));
 }"""
+
+TWO_FRAMES = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 CSP_LISTENER = """window.__cspViolations = [];
 document.addEventListener('securitypolicyviolation',
@@ -238,8 +241,9 @@ def visit(page, watch, inflight, site_url, built_book, axe_source, path, view) -
     if view == "phone":   # what the page itself loads, before any fold opens
         problems += script_problems(page, path)
     page.evaluate(OPEN_EVERYTHING)
-    # Blocks that scroll sideways become tab stops in idle slices (_static/sa/scrollables.js).
-    page.wait_for_timeout(200)
+    # Blocks that scroll sideways become tab stops in idle slices (_static/sa/scrollables.js), which
+    # start within a frame of a fold opening: axe's scrollable-region rule reads them once marked.
+    page.evaluate(TWO_FRAMES)
     page.wait_for_function("() => document.documentElement.dataset.saScrollables !== 'marking'")
     settle(page, inflight)
     raw_math = page.evaluate(RAW_MATH)
@@ -282,7 +286,7 @@ def track_requests(page) -> list[float]:
     return state
 
 
-def settle(page, inflight, quiet_s: float = 0.15, limit_s: float = 20.0) -> None:
+def settle(page, inflight, quiet_s: float = 0.1, limit_s: float = 20.0) -> None:
     """Wait until no request has been in flight for ``quiet_s`` (the idea of Playwright's
     ``networkidle``, whose fixed 500 ms would be most of a visit): labs that fetch their data draw."""
     deadline = time.monotonic() + limit_s
@@ -340,7 +344,7 @@ def desk_problems(page, built_book, axe_source, path) -> tuple[list[str], dict]:
         problems.append(f"weighs {weight:.0f} KB (budget {WEIGHT_BUDGET_KB} KB)")
     # At 200% zoom a 1280-pixel window is 640 CSS pixels wide: figures and labs must fit.
     page.set_viewport_size({"width": 640, "height": 720})
-    page.wait_for_timeout(100)
+    page.evaluate(TWO_FRAMES)   # the labs' resize observers have drawn again
     wide = page.evaluate(ZOOM_OVERFLOW)
     if wide:
         problems.append(f"at 200% zoom these overflow the text column: {wide}")
@@ -359,7 +363,7 @@ def figure_text_problems(page, site_url, built_book, path) -> list[str]:
     width; the text then shows at ``smallest px * (rendered width / natural width)``.
     """
     page.evaluate(LOAD_IMAGES)
-    page.wait_for_timeout(50)
+    page.evaluate(TWO_FRAMES)
     problems = []
     for fig in page.evaluate(FIGURES):
         url = urlparse(urljoin(f"{site_url}/{path}", fig["src"]))
