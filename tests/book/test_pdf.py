@@ -48,7 +48,10 @@ def pdf(built_book, tmp_path_factory) -> tuple[Path, str]:
     shots = subprocess.run([sys.executable, "-m", "booksite.pdf", str(built_book), str(out / "lab-shots")],
                            cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert shots.returncode == 0, shots.stdout[-3000:] + shots.stderr[-3000:]
-    doctrees = built_book.parent / "doctrees"  # the HTML build's: the LaTeX builder only writes
+    # A copy of the HTML build's doctrees: the LaTeX builder only writes, but it saves its environment
+    # there, and the other test worker may be reading the session's build at the same time.
+    doctrees = out / "doctrees"
+    shutil.copytree(built_book.parent / "doctrees", doctrees)
     cmd = [sys.executable, "-m", "sphinx", "-b", "latex", "-n", "-W", "--keep-going", "-c", str(ROOT),
            "-D", f"sa_lab_shots={out / 'lab-shots'}", str(BOOK), str(out / "latex"), "-d", str(doctrees)]
     result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1200)

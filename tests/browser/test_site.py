@@ -119,6 +119,11 @@ AXE_RUN = """async () => {
 }"""
 
 TWO_FRAMES = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+#: Every CSS transition and animation running on the page has finished (or five seconds have passed).
+ANIMATIONS_DONE = """() => Promise.race([
+  Promise.allSettled(document.getAnimations()
+    .filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity).map(a => a.finished)),
+  new Promise(done => setTimeout(done, 5000))])"""
 
 CSP_LISTENER = """window.__cspViolations = [];
 document.addEventListener('securitypolicyviolation',
@@ -241,9 +246,11 @@ def visit(page, watch, inflight, site_url, built_book, axe_source, path, view) -
     if view == "phone":   # what the page itself loads, before any fold opens
         problems += script_problems(page, path)
     page.evaluate(OPEN_EVERYTHING)
-    # Blocks that scroll sideways become tab stops in idle slices (_static/sa/scrollables.js), which
-    # start within a frame of a fold opening: axe's scrollable-region rule reads them once marked.
+    # What opens fades in (the dropdowns' transitions): axe would measure the contrast of text half
+    # faded. Blocks that scroll sideways become tab stops in idle slices (_static/sa/scrollables.js),
+    # which start within a frame of a fold opening: axe's scrollable-region rule reads them once marked.
     page.evaluate(TWO_FRAMES)
+    page.evaluate(ANIMATIONS_DONE)
     page.wait_for_function("() => document.documentElement.dataset.saScrollables !== 'marking'")
     settle(page, inflight)
     raw_math = page.evaluate(RAW_MATH)
