@@ -40,9 +40,10 @@ PHASES = [
     ("start-up", r"^Running Sphinx"),
     ("reading (and running) the pages", r"^(reading sources|building \[html\])"),
     ("checks between reading and writing", r"^(looking for now-outdated|pickling environment|checking consistency)"),
-    ("writing the pages", r"^writing output"),
+    ("copying the theme's and the site's static files", r"^copying assets"),
+    ("writing the pages", r"^writing output\.\.\. \["),
     ("viewcode's source pages", r"^highlighting module code"),
-    ("copying images and static files", r"^(copying images|copying static files|copying assets)"),
+    ("copying the figures", r"^copying images"),
     ("search index and inventory", r"^dumping search index"),
 ]
 EXECUTED = re.compile(r"Executed notebook in ([\d.]+) seconds")
