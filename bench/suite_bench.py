@@ -86,7 +86,11 @@ def build(label: str, out: Path, cache: Path | None) -> dict:
         env["SA_JUPYTER_CACHE"] = str(cache)
     cmd = [str(BIN / "sphinx-build"), "-n", "-W", "--keep-going", "-j", "2", "-c", str(ROOT), str(ROOT / "book"),
            str(out / "html"), "-d", str(out / "doctrees")]
-    total, lines = timed_lines(cmd, env)
+    return summary(label, *timed_lines(cmd, env))
+
+
+def summary(label: str, total: float, lines: list[tuple[float, str]]) -> dict:
+    """A build's seconds, the pages it ran and their kernel seconds, and its phases."""
     ran = [float(m.group(1)) for _, line in lines if (m := EXECUTED.search(line))]
     return {"build": label, "seconds": round(total, 1), "pages_run": len(ran),
             "seconds_running_pages": round(sum(ran), 1), "phases": phases(total, lines)}
@@ -96,10 +100,7 @@ def clean_build() -> dict:
     """``make clean && make html`` in the checkout, timed (the execution cache is kept)."""
     subprocess.run(["make", "--no-print-directory", "html"], cwd=ROOT, check=True, capture_output=True)  # warm it
     subprocess.run(["make", "--no-print-directory", "clean"], cwd=ROOT, check=True, capture_output=True)
-    total, lines = timed_lines(["make", "--no-print-directory", "html"])
-    ran = [float(m.group(1)) for _, line in lines if (m := EXECUTED.search(line))]
-    return {"build": "clean (make clean && make html)", "seconds": round(total, 1), "pages_run": len(ran),
-            "seconds_running_pages": round(sum(ran), 1), "phases": phases(total, lines)}
+    return summary("clean (make clean && make html)", *timed_lines(["make", "--no-print-directory", "html"]))
 
 
 def timed_test_run(keep: Path) -> dict:

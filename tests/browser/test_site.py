@@ -48,6 +48,7 @@ import pytest
 from PIL import Image
 
 from booktools.figures.base import CUT_TEXT_KEY, SMALLEST_TEXT_KEY
+from tests.book.pages import site_html_files
 from tests.browser.conftest import PageWatch
 
 pytestmark = pytest.mark.browser
@@ -145,17 +146,11 @@ def source_pages(built_book: Path) -> list[str]:
     return sorted(str(p.relative_to(built_book)) for p in (built_book / "_modules").rglob("*.html"))
 
 
-def every_html_page(built_book: Path) -> list[str]:
-    """Every HTML page a reader can open: the chapters, the API, the index and viewcode's source pages."""
-    return sorted(p.relative_to(built_book).as_posix() for p in built_book.rglob("*.html")
-                  if p.relative_to(built_book).parts[0] not in ("_static", "_sources", "_notebooks"))
-
-
 def view_pages(built_book: Path, view: str) -> list[str]:
     """The pages that ``view`` visits (see the table at the top of this module)."""
     if view == "dark":
         return site_pages(built_book) + list(SOURCE_PAGES_IN_DARK)
-    return every_html_page(built_book)
+    return [p.relative_to(built_book).as_posix() for p in site_html_files(built_book)]
 
 
 def moved(built_book: Path, page: str) -> bool:
@@ -191,18 +186,17 @@ def axe_source() -> str:
 
 
 def test_the_views_visit_every_html_file_of_the_build(built_book):
-    """Light and phone visit every HTML file but the theme's fragments and the notebooks' folder; the
-    shards of a view split its pages without a gap or an overlap."""
-    everything = {p.relative_to(built_book).as_posix() for p in built_book.rglob("*.html")
-                  if p.relative_to(built_book).parts[0] not in ("_static", "_sources", "_notebooks")}
+    """Light and phone visit every HTML file that the link test reads (``site_html_files``): the book's
+    pages and the source pages, nothing else; the shards of a view split its pages without a gap or
+    an overlap."""
+    everything = set(view_pages(built_book, "light"))
     assert {"index.html", "weighted-average.html", "api.html", "genindex.html"} <= everything
     assert set(SOURCE_PAGES_IN_DARK) <= everything and len(source_pages(built_book)) > 20
+    assert everything == set(site_pages(built_book)) | set(source_pages(built_book))
     for view, (_, _, n) in VIEWS.items():
         pages = view_pages(built_book, view)
         shards = [pages[i::n] for i in range(n)]
         assert sorted(p for s in shards for p in s) == sorted(pages)
-        if view != "dark":
-            assert set(pages) == everything
 
 
 @pytest.mark.parametrize("view, shard", SHARDS, ids=[f"{v}-{i + 1}of{VIEWS[v][2]}" for v, i in SHARDS])
@@ -263,7 +257,7 @@ def visit(page, watch, inflight, site_url, built_book, axe_source, path, view) -
     if view == "phone":
         problems += phone_problems(page)
     else:
-        found, row = desk_problems(page, built_book, axe_source, path)
+        found, row = desk_problems(page, built_book, axe_source, path, view)
         problems += found
     csp = page.evaluate("window.__cspViolations")
     if csp:
@@ -336,7 +330,7 @@ def phone_problems(page) -> list[str]:
     return problems
 
 
-def desk_problems(page, built_book, axe_source, path) -> tuple[list[str], dict]:
+def desk_problems(page, built_book, axe_source, path, view) -> tuple[list[str], dict]:
     """Alt text, axe-core (every impact: heading order is "moderate"), the page's weight, and the
     text column at 200 % zoom. Resizes the window: the last check of a visit."""
     problems = []
@@ -352,7 +346,7 @@ def desk_problems(page, built_book, axe_source, path) -> tuple[list[str], dict]:
         problems.append(f"weighs {weight:.0f} KB (budget {WEIGHT_BUDGET_KB} KB)")
     # At 200% zoom a 1280-pixel window is 640 CSS pixels wide: figures and labs must fit (in light mode:
     # dark mode lays the page out the same way).
-    if page.evaluate("document.documentElement.dataset.theme") == "light":
+    if view == "light":
         page.set_viewport_size({"width": 640, "height": 720})
         page.evaluate(TWO_FRAMES)   # the labs' resize observers have drawn again
         wide = page.evaluate(ZOOM_OVERFLOW)
