@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import PageWatch
 from tests.browser.test_site import OPEN_EVERYTHING
 
 pytestmark = pytest.mark.browser
@@ -21,15 +20,9 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobil
 CHAPTERS = ["weighted-average.html", "attention-in-a-real-model.html", "the-cost-of-full-context.html"]
 
 
-def open_page(browser, site_url, path, mode="light", **options):
-    """A page in a new context, the colour mode chosen as the theme menu chooses it."""
-    context = browser.new_context(**options)
-    context.add_init_script(
-        f"try {{ localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}'); }} catch (e) {{}}")
-    page = context.new_page()
-    page.watch = PageWatch(page, site_url)
-    page.goto(f"{site_url}/{path}", wait_until="networkidle")
-    return context, page
+def open_page(tabs, path, mode="light", **options):
+    """A new reader's tab (``tabs``), the colour mode chosen as the theme menu chooses it."""
+    return tabs.open(path, mode=mode, wait_until="networkidle", **options)
 
 
 # Our boxes, and the text inside them that a reader must be able to read.
@@ -63,108 +56,90 @@ OUR_TEXT = """() => {
 
 
 @pytest.mark.parametrize("path", CHAPTERS)
-def test_dark_mode_chosen_in_the_menu_leaves_every_box_of_ours_readable(browser, site_url, path):
-    context, page = open_page(browser, site_url, path, mode="dark")
-    try:
-        assert page.evaluate("document.documentElement.dataset.theme") == "dark"
-        page.evaluate(OPEN_EVERYTHING)
-        page.wait_for_timeout(300)
-        texts = page.evaluate(OUR_TEXT)
-        assert len(texts) > 10, "found none of our boxes to check"
-        unreadable = [t for t in texts if t["ratio"] < 4.5]
-        assert unreadable == [], f"text in our boxes below 4.5:1 contrast in dark mode: {unreadable[:5]}"
-        # The theme's light band behind notebook outputs stays away from our boxes.
-        bands = page.evaluate("""() => Array.from(document.querySelectorAll(
-            '.cell_output .text_html:has(> .sa-check, > .sa-skip-test, > .sa-lab)'))
-            .map(el => getComputedStyle(el).backgroundColor)
-            .filter(c => c !== 'rgba(0, 0, 0, 0)' && c !== 'transparent')""")
-        assert bands == []
-        # The test-data blocks are not shown as thin bars.
-        fixtures = page.evaluate("""() => Array.from(document.querySelectorAll('script.sa-fixture'))
-            .map(s => s.closest('.cell')).filter(c => c && c.getBoundingClientRect().height > 0).length""")
-        assert fixtures == 0
-    finally:
-        context.close()
+def test_dark_mode_chosen_in_the_menu_leaves_every_box_of_ours_readable(tabs, path):
+    page = open_page(tabs, path, mode="dark")
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    page.evaluate(OPEN_EVERYTHING)
+    page.wait_for_timeout(300)
+    texts = page.evaluate(OUR_TEXT)
+    assert len(texts) > 10, "found none of our boxes to check"
+    unreadable = [t for t in texts if t["ratio"] < 4.5]
+    assert unreadable == [], f"text in our boxes below 4.5:1 contrast in dark mode: {unreadable[:5]}"
+    # The theme's light band behind notebook outputs stays away from our boxes.
+    bands = page.evaluate("""() => Array.from(document.querySelectorAll(
+        '.cell_output .text_html:has(> .sa-check, > .sa-skip-test, > .sa-lab)'))
+        .map(el => getComputedStyle(el).backgroundColor)
+        .filter(c => c !== 'rgba(0, 0, 0, 0)' && c !== 'transparent')""")
+    assert bands == []
+    # The test-data blocks are not shown as thin bars.
+    fixtures = page.evaluate("""() => Array.from(document.querySelectorAll('script.sa-fixture'))
+        .map(s => s.closest('.cell')).filter(c => c && c.getBoundingClientRect().height > 0).length""")
+    assert fixtures == 0
 
 
 @pytest.mark.parametrize("width", [390, 800])
-def test_the_visible_sidebar_button_brings_the_chapter_list_into_view_on_a_phone(browser, site_url, width):
+def test_the_visible_sidebar_button_brings_the_chapter_list_into_view_on_a_phone(tabs, width):
     options = {**PHONE, "viewport": {"width": width, "height": 844}}
-    context, page = open_page(browser, site_url, "weighted-average.html", **options)
-    try:
-        link = page.get_by_role("link", name="The cost of full context")
-        assert not link.is_visible()
-        toggles = page.locator("button.primary-toggle:visible")
-        assert toggles.count() == 1, "exactly one visible button opens the chapter list"
-        toggles.first.tap()
-        link.wait_for(state="visible", timeout=3000)
-        link.scroll_into_view_if_needed()  # fourteen chapters: the list may scroll inside its panel
-        box = link.bounding_box()
-        assert 0 <= box["x"] and box["x"] + box["width"] <= width and 0 <= box["y"] < 844
-        assert page.evaluate("document.getElementById('pst-primary-sidebar-modal').open")
-        page.keyboard.press("Escape")
-        # The page's own contents (secondary sidebar) open the same way.
-        page.locator("button.secondary-toggle:visible").first.tap()
-        page.locator("#pst-secondary-sidebar-modal").get_by_role("link", name="Step 1: score every pair") \
-            .wait_for(state="visible", timeout=3000)
-    finally:
-        context.close()
+    page = open_page(tabs, "weighted-average.html", **options)
+    link = page.get_by_role("link", name="The cost of full context")
+    assert not link.is_visible()
+    toggles = page.locator("button.primary-toggle:visible")
+    assert toggles.count() == 1, "exactly one visible button opens the chapter list"
+    toggles.first.tap()
+    link.wait_for(state="visible", timeout=3000)
+    link.scroll_into_view_if_needed()  # fourteen chapters: the list may scroll inside its panel
+    box = link.bounding_box()
+    assert 0 <= box["x"] and box["x"] + box["width"] <= width and 0 <= box["y"] < 844
+    assert page.evaluate("document.getElementById('pst-primary-sidebar-modal').open")
+    page.keyboard.press("Escape")
+    # The page's own contents (secondary sidebar) open the same way.
+    page.locator("button.secondary-toggle:visible").first.tap()
+    page.locator("#pst-secondary-sidebar-modal").get_by_role("link", name="Step 1: score every pair") \
+        .wait_for(state="visible", timeout=3000)
 
 
-def test_on_a_wide_screen_the_sidebar_button_hides_and_shows_the_chapter_list(browser, site_url):
-    context, page = open_page(browser, site_url, "weighted-average.html",
-                              viewport={"width": 1366, "height": 900})
-    try:
-        link = page.get_by_role("link", name="The cost of full context")
-        assert link.is_visible()
-        page.locator("button.primary-toggle:visible").click()
-        link.wait_for(state="hidden", timeout=3000)
-        page.locator("button.primary-toggle:visible").click()
-        link.wait_for(state="visible", timeout=3000)
-    finally:
-        context.close()
+def test_on_a_wide_screen_the_sidebar_button_hides_and_shows_the_chapter_list(tabs):
+    page = open_page(tabs, "weighted-average.html", viewport={"width": 1366, "height": 900})
+    link = page.get_by_role("link", name="The cost of full context")
+    assert link.is_visible()
+    page.locator("button.primary-toggle:visible").click()
+    link.wait_for(state="hidden", timeout=3000)
+    page.locator("button.primary-toggle:visible").click()
+    link.wait_for(state="visible", timeout=3000)
 
 
-def test_no_formula_is_a_tab_stop(browser, site_url):
-    context, page = open_page(browser, site_url, "the-cost-of-full-context.html",
-                              viewport={"width": 1366, "height": 900})
-    try:
-        assert page.locator(".math").count() > 20
-        focusable = page.evaluate("""() => Array.from(document.querySelectorAll('.math, .math *'))
-            .filter(el => el.tabIndex >= 0).length""")
-        assert focusable == 0
-        page.evaluate(OPEN_EVERYTHING)
-        seen, in_math = 0, []
-        for _ in range(400):
-            page.keyboard.press("Tab")
-            # Each element is marked when first reached: a second visit means Tab has gone round.
-            stop = page.evaluate("""() => { const e = document.activeElement;
-                if (!e || e === document.body || e.dataset.saTabSeen) return null;
-                e.dataset.saTabSeen = "1";
-                return [e.tagName + '.' + e.className, !!e.closest('.math, math')]; }""")
-            if stop is None:
-                break
-            seen += 1
-            if stop[1]:
-                in_math.append(stop[0])
-        assert seen > 20 and in_math == []
-    finally:
-        context.close()
+def test_no_formula_is_a_tab_stop(tabs):
+    page = open_page(tabs, "the-cost-of-full-context.html", viewport={"width": 1366, "height": 900})
+    assert page.locator(".math").count() > 20
+    focusable = page.evaluate("""() => Array.from(document.querySelectorAll('.math, .math *'))
+        .filter(el => el.tabIndex >= 0).length""")
+    assert focusable == 0
+    page.evaluate(OPEN_EVERYTHING)
+    seen, in_math = 0, []
+    for _ in range(400):
+        page.keyboard.press("Tab")
+        # Each element is marked when first reached: a second visit means Tab has gone round.
+        stop = page.evaluate("""() => { const e = document.activeElement;
+            if (!e || e === document.body || e.dataset.saTabSeen) return null;
+            e.dataset.saTabSeen = "1";
+            return [e.tagName + '.' + e.className, !!e.closest('.math, math')]; }""")
+        if stop is None:
+            break
+        seen += 1
+        if stop[1]:
+            in_math.append(stop[0])
+    assert seen > 20 and in_math == []
 
 
 @pytest.mark.parametrize("selector", ["button.primary-toggle", ".dropdown-download-buttons > button",
                                       "button.theme-switch-button", "button.btn-fullscreen-button"])
-def test_header_buttons_show_a_focus_ring(browser, site_url, selector):
-    context, page = open_page(browser, site_url, "weighted-average.html",
-                              viewport={"width": 1366, "height": 900})
-    try:
-        target = page.locator(f"{selector}:visible").first
-        page.evaluate("el => el.focus()", target.element_handle())  # then move by keyboard: :focus-visible
-        page.keyboard.press("Shift+Tab")
-        page.keyboard.press("Tab")
-        ring = target.evaluate("""el => { const s = getComputedStyle(el);
-            return [document.activeElement === el, s.outlineStyle, parseFloat(s.outlineWidth), s.boxShadow]; }""")
-        assert ring[0], f"{selector} did not take the focus back"
-        assert (ring[1] != "none" and ring[2] >= 2) or ring[3] != "none", f"{selector} shows no focus ring: {ring}"
-    finally:
-        context.close()
+def test_header_buttons_show_a_focus_ring(tabs, selector):
+    page = open_page(tabs, "weighted-average.html", viewport={"width": 1366, "height": 900})
+    target = page.locator(f"{selector}:visible").first
+    page.evaluate("el => el.focus()", target.element_handle())  # then move by keyboard: :focus-visible
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")
+    ring = target.evaluate("""el => { const s = getComputedStyle(el);
+        return [document.activeElement === el, s.outlineStyle, parseFloat(s.outlineWidth), s.boxShadow]; }""")
+    assert ring[0], f"{selector} did not take the focus back"
+    assert (ring[1] != "none" and ring[2] >= 2) or ring[3] != "none", f"{selector} shows no focus ring: {ring}"

@@ -15,8 +15,6 @@ import re
 
 import pytest
 
-from tests.browser.conftest import PageWatch
-
 # (page, lab): a page may hold several labs.
 LABS = [
     ("words-are-islands.html", "#referent-game"),
@@ -87,65 +85,55 @@ def contrast(a, b) -> float:
     return (la + 0.05) / (lb + 0.05)
 
 
-def open_page(browser, site_url, page_path, lab, *, mode="light", **options):
-    context = browser.new_context(**options)
-    context.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
-    page = context.new_page()
-    page.watch = PageWatch(page, site_url)
-    page.goto(f"{site_url}/{page_path}")
+def open_page(tabs, page_path, lab, *, mode="light", **options):
+    """A new tab at ``page_path`` in colour mode ``mode``, once its lab ``lab`` has drawn itself."""
+    page = tabs.open(page_path, mode=mode, **options)
     page.wait_for_selector(f"{lab}.sa-lab-ready")
-    return context, page
+    return page
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("mode", ["light", "dark"])
 @pytest.mark.parametrize("page_path, lab", LABS)
-def test_every_text_in_a_lab_is_readable(browser, site_url, page_path, lab, mode):
-    context, page = open_page(browser, site_url, page_path, lab, mode=mode, viewport={"width": 1366, "height": 900})
-    try:
-        assert page.evaluate("document.documentElement.dataset.theme") == mode
-        texts = page.locator(lab).evaluate(TEXT_AND_BACKGROUND)
-        assert len(texts) >= 8
-        unreadable = [t for t in texts if "bad" in t]
-        assert unreadable == [], f"colours that cannot be read: {unreadable[:5]}"
-        low = [(t["text"], round(contrast(t["fg"], t["bg"]), 2)) for t in texts
-               if contrast(t["fg"], t["bg"]) < (3.0 if t["size"] >= 18.5 or (t["bold"] and t["size"] >= 14) else 4.5)
-               and t["opacity"] == 1]
-        assert low == [], f"{mode} mode: text that does not contrast with its background: {low[:8]}"
-        panel_bg = page.locator(f"{lab} .sa-panel").evaluate("el => getComputedStyle(el).backgroundColor")
-        dark_panel = luminance([float(v) for v in re.findall(r"[\d.]+", panel_bg)[:3]]) < 0.2
-        assert dark_panel == (mode == "dark")  # the panel follows the theme
-        assert page.watch.console_errors == []
-    finally:
-        context.close()
+def test_every_text_in_a_lab_is_readable(tabs, page_path, lab, mode):
+    page = open_page(tabs, page_path, lab, mode=mode, viewport={"width": 1366, "height": 900})
+    assert page.evaluate("document.documentElement.dataset.theme") == mode
+    texts = page.locator(lab).evaluate(TEXT_AND_BACKGROUND)
+    assert len(texts) >= 8
+    unreadable = [t for t in texts if "bad" in t]
+    assert unreadable == [], f"colours that cannot be read: {unreadable[:5]}"
+    low = [(t["text"], round(contrast(t["fg"], t["bg"]), 2)) for t in texts
+           if contrast(t["fg"], t["bg"]) < (3.0 if t["size"] >= 18.5 or (t["bold"] and t["size"] >= 14) else 4.5)
+           and t["opacity"] == 1]
+    assert low == [], f"{mode} mode: text that does not contrast with its background: {low[:8]}"
+    panel_bg = page.locator(f"{lab} .sa-panel").evaluate("el => getComputedStyle(el).backgroundColor")
+    dark_panel = luminance([float(v) for v in re.findall(r"[\d.]+", panel_bg)[:3]]) < 0.2
+    assert dark_panel == (mode == "dark")  # the panel follows the theme
+    assert page.watch.console_errors == []
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("page_path, lab", LABS)
-def test_labs_fit_a_phone(browser, site_url, page_path, lab):
-    context, page = open_page(browser, site_url, page_path, lab, viewport={"width": 390, "height": 844},
-                              has_touch=True, is_mobile=True)
-    try:
-        lab = page.locator(lab)
-        wide = lab.evaluate("""root => { const w = document.documentElement.clientWidth;
-            return [...root.querySelectorAll("*")].filter(el => !el.closest(".sa-ex-grid-wrap"))
-              .filter(el => { const r = el.getBoundingClientRect(); return r.width && r.right > w + 0.5; })
-              .map(el => el.className.baseVal ?? el.className); }""")
-        assert wide == [], f"parts of the lab reach past the screen: {wide[:8]}"
-        assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
-        # What scrolls sideways does so in its own box, which the keyboard can reach.
-        for box in lab.locator(".sa-ex-grid-wrap").all():
-            assert box.get_attribute("tabindex") == "0" and box.get_attribute("role") == "region"
-        # Every control is at least 24 px high: a finger can hit it.
-        # (A checkbox counts with its label; a heatmap's row label repeats a token of the strip above;
-        # a control not shown, such as the explorer's Cancel while nothing loads, cannot be hit.)
-        small = lab.evaluate("""root => [...root.querySelectorAll("button, select, input")]
-            .filter(el => !el.classList.contains("sa-ex-rowtok") && el.getClientRects().length > 0)
-            .filter(el => (el.closest("label") || el).getBoundingClientRect().height < 24)
-            .map(el => el.outerHTML.slice(0, 60))""")
-        assert small == []
-    finally:
-        context.close()
+def test_labs_fit_a_phone(tabs, page_path, lab):
+    page = open_page(tabs, page_path, lab, viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    lab = page.locator(lab)
+    wide = lab.evaluate("""root => { const w = document.documentElement.clientWidth;
+        return [...root.querySelectorAll("*")].filter(el => !el.closest(".sa-ex-grid-wrap"))
+          .filter(el => { const r = el.getBoundingClientRect(); return r.width && r.right > w + 0.5; })
+          .map(el => el.className.baseVal ?? el.className); }""")
+    assert wide == [], f"parts of the lab reach past the screen: {wide[:8]}"
+    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    # What scrolls sideways does so in its own box, which the keyboard can reach.
+    for box in lab.locator(".sa-ex-grid-wrap").all():
+        assert box.get_attribute("tabindex") == "0" and box.get_attribute("role") == "region"
+    # Every control is at least 24 px high: a finger can hit it.
+    # (A checkbox counts with its label; a heatmap's row label repeats a token of the strip above;
+    # a control not shown, such as the explorer's Cancel while nothing loads, cannot be hit.)
+    small = lab.evaluate("""root => [...root.querySelectorAll("button, select, input")]
+        .filter(el => !el.classList.contains("sa-ex-rowtok") && el.getClientRects().length > 0)
+        .filter(el => (el.closest("label") || el).getBoundingClientRect().height < 24)
+        .map(el => el.outerHTML.slice(0, 60))""")
+    assert small == []
 
 
 @pytest.mark.book

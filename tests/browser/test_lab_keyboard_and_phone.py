@@ -29,13 +29,9 @@ LABS = {  # page, lab, a control in it, what shows it is drawn
 }
 
 
-def open_page(browser, site_url, path, mode="light", **options):
-    context = browser.new_context(color_scheme=mode, **options)
-    context.add_init_script(
-        f"try {{ localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}'); }} catch (e) {{}}")
-    page = context.new_page()
-    page.goto(f"{site_url}/{path}")
-    return context, page
+def open_page(tabs, path, mode="light", **options):
+    """A new reader's tab (``tabs``) in colour mode ``mode``, as the system and the theme menu set it."""
+    return tabs.open(path, mode=mode, color_scheme=mode, **options)
 
 
 def lab_on(page, name):
@@ -72,86 +68,71 @@ FOCUS = """() => {
 
 @pytest.mark.parametrize("mode", ["light", "dark"])
 @pytest.mark.parametrize("name", sorted(LABS))
-def test_the_focus_ring_in_a_lab_keeps_3_to_1(browser, site_url, name, mode):
-    context, page = open_page(browser, site_url, LABS[name][0], mode, **DESK)
-    try:
-        lab = lab_on(page, name)
-        control = lab.locator(LABS[name][2]).first
-        control.focus()
-        page.keyboard.press("Shift+Tab")   # from the keyboard, so that the ring is :focus-visible
-        page.keyboard.press("Tab")
-        ring = page.evaluate(FOCUS)
-        assert ring["inLab"] and ring["visible"] and ring["outline"] != "none" and ring["width"] >= 2, ring
-        assert contrast(ring["ring"], ring["bg"]) >= 3, ring
-    finally:
-        context.close()
+def test_the_focus_ring_in_a_lab_keeps_3_to_1(tabs, name, mode):
+    page = open_page(tabs, LABS[name][0], mode, **DESK)
+    lab = lab_on(page, name)
+    control = lab.locator(LABS[name][2]).first
+    control.focus()
+    page.keyboard.press("Shift+Tab")   # from the keyboard, so that the ring is :focus-visible
+    page.keyboard.press("Tab")
+    ring = page.evaluate(FOCUS)
+    assert ring["inLab"] and ring["visible"] and ring["outline"] != "none" and ring["width"] >= 2, ring
+    assert contrast(ring["ring"], ring["bg"]) >= 3, ring
 
 
 @pytest.mark.parametrize("name, steps", [("position-dial", 60), ("generation", 10)])
-def test_a_button_that_disables_itself_leaves_focus_in_the_lab(browser, site_url, name, steps):
-    context, page = open_page(browser, site_url, LABS[name][0], **DESK)
-    try:
-        lab = lab_on(page, name)
-        button = lab.locator(LABS[name][2])
-        button.focus()
-        for _ in range(steps):
-            if button.is_disabled():
-                break
-            page.keyboard.press("Enter")
-        assert button.is_disabled()
-        where = page.evaluate("() => ({tag: document.activeElement.tagName, "
-                              "inLab: !!document.activeElement.closest('.sa-lab'), "
-                              "text: document.activeElement.textContent})")
-        assert where["inLab"] and where["tag"] != "BODY", where
-        page.keyboard.press("Enter")   # the button that has focus now works: back one step
-        assert not button.is_disabled()
-    finally:
-        context.close()
+def test_a_button_that_disables_itself_leaves_focus_in_the_lab(tabs, name, steps):
+    page = open_page(tabs, LABS[name][0], **DESK)
+    lab = lab_on(page, name)
+    button = lab.locator(LABS[name][2])
+    button.focus()
+    for _ in range(steps):
+        if button.is_disabled():
+            break
+        page.keyboard.press("Enter")
+    assert button.is_disabled()
+    where = page.evaluate("() => ({tag: document.activeElement.tagName, "
+                          "inLab: !!document.activeElement.closest('.sa-lab'), "
+                          "text: document.activeElement.textContent})")
+    assert where["inLab"] and where["tag"] != "BODY", where
+    page.keyboard.press("Enter")   # the button that has focus now works: back one step
+    assert not button.is_disabled()
 
 
-def test_the_generation_table_fits_a_phone_at_the_last_token(browser, site_url):
-    context, page = open_page(browser, site_url, LABS["generation"][0], **PHONE)
-    try:
-        lab = lab_on(page, "generation")
-        next_token = lab.locator(LABS["generation"][2])
-        while not next_token.is_disabled():
-            next_token.tap()
-        box = lab.evaluate("""root => { const w = root.querySelector('.sa-gen-wrap');
-          const t = w.querySelector('table'), last = t.querySelector('tbody tr:last-child td:last-child');
-          return {box: w.clientWidth, content: w.scrollWidth, right: w.getBoundingClientRect().right,
-                  lastRight: last.getBoundingClientRect().right}; }""")
-        assert box["content"] <= box["box"] and box["lastRight"] <= box["right"] + 0.5, box
-    finally:
-        context.close()
+def test_the_generation_table_fits_a_phone_at_the_last_token(tabs):
+    page = open_page(tabs, LABS["generation"][0], **PHONE)
+    lab = lab_on(page, "generation")
+    next_token = lab.locator(LABS["generation"][2])
+    while not next_token.is_disabled():
+        next_token.tap()
+    box = lab.evaluate("""root => { const w = root.querySelector('.sa-gen-wrap');
+      const t = w.querySelector('table'), last = t.querySelector('tbody tr:last-child td:last-child');
+      return {box: w.clientWidth, content: w.scrollWidth, right: w.getBoundingClientRect().right,
+              lastRight: last.getBoundingClientRect().right}; }""")
+    assert box["content"] <= box["box"] and box["lastRight"] <= box["right"] + 0.5, box
 
 
-def test_the_explorer_placeholder_fits_a_phone(browser, site_url):
-    context, page = open_page(browser, site_url, LABS["explorer"][0], **PHONE)
-    try:
-        lab = lab_on(page, "explorer")
-        fit = lab.locator("input.sa-ex-text").evaluate("""input => {
-          const s = getComputedStyle(input), ctx = document.createElement('canvas').getContext('2d');
-          ctx.font = `${s.fontStyle} ${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
-          return {text: ctx.measureText(input.placeholder).width, room: input.clientWidth
-                  - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight), placeholder: input.placeholder}; }""")
-        assert fit["placeholder"] and fit["text"] <= fit["room"], fit
-    finally:
-        context.close()
+def test_the_explorer_placeholder_fits_a_phone(tabs):
+    page = open_page(tabs, LABS["explorer"][0], **PHONE)
+    lab = lab_on(page, "explorer")
+    fit = lab.locator("input.sa-ex-text").evaluate("""input => {
+      const s = getComputedStyle(input), ctx = document.createElement('canvas').getContext('2d');
+      ctx.font = `${s.fontStyle} ${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
+      return {text: ctx.measureText(input.placeholder).width, room: input.clientWidth
+              - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight), placeholder: input.placeholder}; }""")
+    assert fit["placeholder"] and fit["text"] <= fit["room"], fit
 
 
 @pytest.mark.parametrize("path", ["where-each-word-stands.html", "one-word-at-a-time.html"])
-def test_a_made_by_line_breaks_only_after_a_dot_on_a_phone(browser, site_url, path):
-    context, page = open_page(browser, site_url, path, **PHONE)
-    try:
-        page.wait_for_selector("p.sa-made-by code")
-        pieces = page.evaluate("""() => [...document.querySelectorAll('p.sa-made-by code')].map(code => ({
-          name: code.textContent, breaks: [...code.querySelectorAll('span.pre')]
-            .filter(s => s.getClientRects().length > 1).map(s => s.textContent),
-          lines: new Set([...code.querySelectorAll('span.pre')]
-            .map(s => Math.round(s.getBoundingClientRect().top))).size
-        }))""")
-        assert pieces and all(p["breaks"] == [] for p in pieces), pieces
-        # the test would pass if nothing were long enough to break: one name does take two lines
-        assert any(p["lines"] > 1 for p in pieces), pieces
-    finally:
-        context.close()
+def test_a_made_by_line_breaks_only_after_a_dot_on_a_phone(tabs, path):
+    page = open_page(tabs, path, **PHONE)
+    page.wait_for_selector("p.sa-made-by code")
+    pieces = page.evaluate("""() => [...document.querySelectorAll('p.sa-made-by code')].map(code => ({
+      name: code.textContent, breaks: [...code.querySelectorAll('span.pre')]
+        .filter(s => s.getClientRects().length > 1).map(s => s.textContent),
+      lines: new Set([...code.querySelectorAll('span.pre')]
+        .map(s => Math.round(s.getBoundingClientRect().top))).size
+    }))""")
+    assert pieces and all(p["breaks"] == [] for p in pieces), pieces
+    # the test would pass if nothing were long enough to break: one name does take two lines
+    assert any(p["lines"] > 1 for p in pieces), pieces

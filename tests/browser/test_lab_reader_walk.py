@@ -21,7 +21,7 @@ import io
 import pytest
 from PIL import Image
 
-from tests.browser.conftest import PageWatch, perform
+from tests.browser.conftest import perform
 
 pytestmark = pytest.mark.browser
 
@@ -42,12 +42,10 @@ def choose(pg, mode: str, how: str) -> None:
 
 
 @pytest.fixture(params=[(w, m) for w in WIDTHS for m in ("light", "dark")], ids=lambda p: f"{p[0]}px-{p[1]}")
-def reader(browser, site_url, request):
+def reader(tabs, site_url, request):
     """Open a page at one width and choose the mode from the theme menu; yield ``open(page_path)``."""
     width, mode = request.param
-    context = browser.new_context(**WIDTHS[width])
-    pg = context.new_page()
-    pg.watch = PageWatch(pg, site_url)
+    pg = tabs.open(**WIDTHS[width])
     how = "touch" if width < 500 else "mouse"
 
     def open_page(page_path: str, ready: str):
@@ -59,7 +57,6 @@ def reader(browser, site_url, request):
     pg.how, pg.width, pg.mode = how, width, mode
     yield open_page
     assert pg.watch.console_errors == [] and pg.watch.foreign == []
-    context.close()
 
 
 def test_the_theme_menu_closes_after_a_choice_and_leaves_the_title_readable(reader):

@@ -6,6 +6,7 @@ import functools
 import http.server
 import re
 import threading
+from urllib.parse import urlparse
 
 import pytest
 
@@ -43,10 +44,10 @@ def host_url(built_book):
     server.server_close()
 
 
-def open_page(browser, url, width, mode):
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    context.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
-    page = context.new_page()
+def open_page(tabs, url, width, mode):
+    """A new reader's tab for ``url`` (not loaded yet) and the list its errors go to."""
+    tabs.origins.add("{0.scheme}://{0.netloc}".format(urlparse(url)))   # its storage starts empty too
+    page = tabs.open(mode=mode, viewport={"width": width, "height": 900})
     errors = []
 
     def console(msg):
@@ -59,87 +60,78 @@ def open_page(browser, url, width, mode):
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.on("response", lambda r: errors.append(f"{r.status} {r.url}")
             if r.status >= 400 and r.request.resource_type != "document" else None)
-    return context, page, errors
+    return page, errors
 
 
 @pytest.mark.parametrize("mode", ["light", "dark"])
 @pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS.keys())
 @pytest.mark.parametrize("address", ["/no-such-page.html", "/deep/x/missing.html"])
-def test_the_404_page_has_its_styles_and_working_links_at_any_depth(browser, host_url, address, width, mode):
-    context, page, errors = open_page(browser, host_url + address, width, mode)
-    try:
-        response = page.goto(host_url + address, wait_until="load")
-        assert response.status == 404 and page.title().startswith("Page not found")
-        # The site's styles apply: the theme's layout and the book's own stylesheet.
-        sheets = page.evaluate("""() => [...document.styleSheets].filter(s => s.href)
-                                         .map(s => { try { return [s.href, s.cssRules.length]; }
-                                                     catch (e) { return [s.href, -1]; } })""")
-        assert sheets and all(n > 0 for _, n in sheets), sheets
-        assert page.evaluate("getComputedStyle(document.querySelector('.bd-main')).display") == "flex"
-        assert page.evaluate("document.documentElement.dataset.theme") == mode
-        # Every link and resource of the page points into the site, and is there.
-        addresses = page.evaluate("""() => [...document.querySelectorAll('a[href], link[href], script[src], img[src]')]
-            .map(el => el.href || el.src).filter(u => u.startsWith(location.origin))
-            .map(u => u.split('#')[0]).filter(u => u !== location.href.split('#')[0])""")
-        assert any(a.endswith("/index.html") for a in addresses)
-        for url in sorted(set(addresses)):
-            assert "/deep/" not in url, url
-            status = page.evaluate("async (u) => (await fetch(u, {method: 'HEAD'})).status", url)
-            assert status == 200, url
-        page.get_by_role("link", name="front page").click()
-        page.wait_for_load_state()
-        assert page.url == host_url + "/index.html"
-        assert not errors, errors
-    finally:
-        context.close()
+def test_the_404_page_has_its_styles_and_working_links_at_any_depth(tabs, host_url, address, width, mode):
+    page, errors = open_page(tabs, host_url + address, width, mode)
+    response = page.goto(host_url + address, wait_until="load")
+    assert response.status == 404 and page.title().startswith("Page not found")
+    # The site's styles apply: the theme's layout and the book's own stylesheet.
+    sheets = page.evaluate("""() => [...document.styleSheets].filter(s => s.href)
+                                     .map(s => { try { return [s.href, s.cssRules.length]; }
+                                                 catch (e) { return [s.href, -1]; } })""")
+    assert sheets and all(n > 0 for _, n in sheets), sheets
+    assert page.evaluate("getComputedStyle(document.querySelector('.bd-main')).display") == "flex"
+    assert page.evaluate("document.documentElement.dataset.theme") == mode
+    # Every link and resource of the page points into the site, and is there.
+    addresses = page.evaluate("""() => [...document.querySelectorAll('a[href], link[href], script[src], img[src]')]
+        .map(el => el.href || el.src).filter(u => u.startsWith(location.origin))
+        .map(u => u.split('#')[0]).filter(u => u !== location.href.split('#')[0])""")
+    assert any(a.endswith("/index.html") for a in addresses)
+    for url in sorted(set(addresses)):
+        assert "/deep/" not in url, url
+        status = page.evaluate("async (u) => (await fetch(u, {method: 'HEAD'})).status", url)
+        assert status == 200, url
+    page.get_by_role("link", name="front page").click()
+    page.wait_for_load_state()
+    assert page.url == host_url + "/index.html"
+    assert not errors, errors
 
 
 @pytest.mark.parametrize("mode", ["light", "dark"])
 @pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS.keys())
-def test_search_shows_what_is_typed_names_the_pages_and_quotes_the_prose(browser, site_url, width, mode):
-    context, page, errors = open_page(browser, site_url + "/search.html", width, mode)
-    try:
-        page.goto(site_url + "/search.html", wait_until="load")
-        field = page.locator("#main-content form.bd-search input")
-        icon = page.locator("#main-content form.bd-search .fa-magnifying-glass")
-        field.fill("softmax")
-        # The magnifier ends before the first letter typed starts.
-        text_start = field.evaluate("el => el.getBoundingClientRect().left"
-                                    " + parseFloat(getComputedStyle(el).paddingLeft)")
-        assert icon.bounding_box()["x"] + icon.bounding_box()["width"] <= text_start + 0.5
-        field.press("Enter")
-        page.wait_for_selector("#search-results li.kind-object")
-        page.wait_for_selector("#search-results li.kind-text p.context", timeout=30_000)
-        # API results name the page they are on.
-        descriptions = [d.strip() for d in page.locator("#search-results li.kind-object > span").all_inner_texts()]
-        assert descriptions and all(re.fullmatch(r"\(Python [\w ]+, in \S.*\)", d) for d in descriptions), \
-            descriptions[:5]
-        # A chapter's snippet quotes its prose, not the contents list above it.
-        result = page.locator("#search-results li.kind-text").first
-        link = result.locator("a").first.get_attribute("href")
-        snippet = result.locator("p.context").inner_text().strip().strip(".…").strip()
-        contents = page.evaluate("""async (u) => {
-            const doc = new DOMParser().parseFromString(await (await fetch(u)).text(), 'text/html');
-            return [...doc.querySelectorAll('.bd-header-article, .bd-sidebar-secondary')]
-                   .map(e => e.textContent).join(' ');}""", link)
-        norm = lambda s: " ".join(s.split())  # noqa: E731
-        assert norm(snippet)[:60] not in norm(contents), snippet
-        assert "softmax" in snippet.lower()
-        assert not errors, errors
-    finally:
-        context.close()
+def test_search_shows_what_is_typed_names_the_pages_and_quotes_the_prose(tabs, site_url, width, mode):
+    page, errors = open_page(tabs, site_url + "/search.html", width, mode)
+    page.goto(site_url + "/search.html", wait_until="load")
+    field = page.locator("#main-content form.bd-search input")
+    icon = page.locator("#main-content form.bd-search .fa-magnifying-glass")
+    field.fill("softmax")
+    # The magnifier ends before the first letter typed starts.
+    text_start = field.evaluate("el => el.getBoundingClientRect().left"
+                                " + parseFloat(getComputedStyle(el).paddingLeft)")
+    assert icon.bounding_box()["x"] + icon.bounding_box()["width"] <= text_start + 0.5
+    field.press("Enter")
+    page.wait_for_selector("#search-results li.kind-object")
+    page.wait_for_selector("#search-results li.kind-text p.context", timeout=30_000)
+    # API results name the page they are on.
+    descriptions = [d.strip() for d in page.locator("#search-results li.kind-object > span").all_inner_texts()]
+    assert descriptions and all(re.fullmatch(r"\(Python [\w ]+, in \S.*\)", d) for d in descriptions), \
+        descriptions[:5]
+    # A chapter's snippet quotes its prose, not the contents list above it.
+    result = page.locator("#search-results li.kind-text").first
+    link = result.locator("a").first.get_attribute("href")
+    snippet = result.locator("p.context").inner_text().strip().strip(".…").strip()
+    contents = page.evaluate("""async (u) => {
+        const doc = new DOMParser().parseFromString(await (await fetch(u)).text(), 'text/html');
+        return [...doc.querySelectorAll('.bd-header-article, .bd-sidebar-secondary')]
+               .map(e => e.textContent).join(' ');}""", link)
+    norm = lambda s: " ".join(s.split())  # noqa: E731
+    assert norm(snippet)[:60] not in norm(contents), snippet
+    assert "softmax" in snippet.lower()
+    assert not errors, errors
 
 
 @pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS.keys())
-def test_link_underlines_do_not_hide_an_underscore(browser, site_url, width):
-    context, page, _ = open_page(browser, site_url + "/index.html", width, "light")
-    try:
-        page.goto(site_url + "/index.html", wait_until="load")
-        link = page.locator("#tbl-chapters a", has_text="√d_k").first
-        offset, size, line = link.evaluate("""el => { const s = getComputedStyle(el);
-            return [parseFloat(s.textUnderlineOffset), parseFloat(s.fontSize), s.textDecorationLine]; }""")
-        assert "underline" in line
-        # The underscore reaches about 0.2 em below the baseline; the underline sits lower.
-        assert offset >= 0.25 * size, (offset, size)
-    finally:
-        context.close()
+def test_link_underlines_do_not_hide_an_underscore(tabs, site_url, width):
+    page, _ = open_page(tabs, site_url + "/index.html", width, "light")
+    page.goto(site_url + "/index.html", wait_until="load")
+    link = page.locator("#tbl-chapters a", has_text="√d_k").first
+    offset, size, line = link.evaluate("""el => { const s = getComputedStyle(el);
+        return [parseFloat(s.textUnderlineOffset), parseFloat(s.fontSize), s.textDecorationLine]; }""")
+    assert "underline" in line
+    # The underscore reaches about 0.2 em below the baseline; the underline sits lower.
+    assert offset >= 0.25 * size, (offset, size)

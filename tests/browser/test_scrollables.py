@@ -40,32 +40,26 @@ def marked(page) -> None:
 
 
 @pytest.mark.parametrize("path", PAGES)
-def test_every_block_that_scrolls_is_a_tab_stop_on_a_phone_and_after_a_resize(browser, site_url, path):
-    context, page = open_page(browser, site_url, path, **PHONE)
-    try:
-        marked(page)
-        assert page.evaluate("document.documentElement.dataset.saThemeTabStops") == "taken-over"
-        assert page.evaluate(SCROLLING) > 0   # on a phone, some code is wider than the screen
-        assert page.evaluate(MISMARKED) == []
-        page.set_viewport_size({"width": 1366, "height": 900})
-        page.wait_for_timeout(400)   # the resize pass starts 300 ms after the last resize
-        marked(page)
-        assert page.evaluate(MISMARKED) == []
-        assert page.watch.console_errors == []
-    finally:
-        context.close()
+def test_every_block_that_scrolls_is_a_tab_stop_on_a_phone_and_after_a_resize(tabs, path):
+    page = open_page(tabs, path, **PHONE)
+    marked(page)
+    assert page.evaluate("document.documentElement.dataset.saThemeTabStops") == "taken-over"
+    assert page.evaluate(SCROLLING) > 0   # on a phone, some code is wider than the screen
+    assert page.evaluate(MISMARKED) == []
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.wait_for_timeout(400)   # the resize pass starts 300 ms after the last resize
+    marked(page)
+    assert page.evaluate(MISMARKED) == []
+    assert page.watch.console_errors == []
 
 
-def test_a_block_inside_a_details_that_opens_is_marked(browser, site_url):
-    context, page = open_page(browser, site_url, "attention-in-a-real-model.html", **PHONE)
-    try:
-        marked(page)
-        page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
-        page.wait_for_timeout(200)
-        marked(page)
-        assert page.evaluate(MISMARKED) == []
-    finally:
-        context.close()
+def test_a_block_inside_a_details_that_opens_is_marked(tabs):
+    page = open_page(tabs, "attention-in-a-real-model.html", **PHONE)
+    marked(page)
+    page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    page.wait_for_timeout(200)
+    marked(page)
+    assert page.evaluate(MISMARKED) == []
 
 
 #: Display formulas that were tab stops although nothing in them scrolls: each is a few pixels
@@ -81,16 +75,13 @@ FORMULA_STOPS = """() => [...document.querySelectorAll("div.math")].map(el => ({
 
 @pytest.mark.parametrize("width", [1366, 390])
 @pytest.mark.parametrize("path", sorted(STILL_FORMULAS))
-def test_a_formula_is_a_tab_stop_only_while_it_is_wider_than_its_box(browser, site_url, path, width):
+def test_a_formula_is_a_tab_stop_only_while_it_is_wider_than_its_box(tabs, path, width):
     options = PHONE if width == 390 else {"viewport": {"width": 1366, "height": 900}}
-    context, page = open_page(browser, site_url, path, **options)
-    try:
-        marked(page)
-        formulas = page.evaluate(FORMULA_STOPS)
-        assert [f["id"] for f in formulas if f["stop"] != f["wide"]] == []
-        by_id = {f["id"]: f for f in formulas if f["id"]}
-        for formula in STILL_FORMULAS[path]:
-            assert not by_id[formula]["stop"], (formula, by_id[formula])
-        assert page.evaluate(MISMARKED) == []
-    finally:
-        context.close()
+    page = open_page(tabs, path, **options)
+    marked(page)
+    formulas = page.evaluate(FORMULA_STOPS)
+    assert [f["id"] for f in formulas if f["stop"] != f["wide"]] == []
+    by_id = {f["id"]: f for f in formulas if f["id"]}
+    for formula in STILL_FORMULAS[path]:
+        assert not by_id[formula]["stop"], (formula, by_id[formula])
+    assert page.evaluate(MISMARKED) == []
