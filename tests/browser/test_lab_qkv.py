@@ -254,16 +254,13 @@ def test_touch_presets_and_typing_work_on_a_phone(phone, fixture):
 
 @pytest.mark.browser
 @pytest.mark.parametrize("mode", ["light", "dark"])
-def test_every_text_of_the_trace_is_readable(browser, site_url, mode):
-    context, page = open_page(browser, site_url, PAGE, TRACE, mode=mode, viewport={"width": 1366, "height": 900})
-    try:
-        page.wait_for_selector(f"{TRACE}.sa-lab-ready")
-        for _ in range(3):
-            page.locator(f"{TRACE} button[data-action=next]").click()
-        texts = page.locator(TRACE).evaluate(TEXT_AND_BACKGROUND)
-        assert len(texts) >= 8 and [t for t in texts if "bad" in t] == []
-        low = [(t["text"], round(contrast(t["fg"], t["bg"]), 2)) for t in texts
-               if contrast(t["fg"], t["bg"]) < (3.0 if t["size"] >= 18.5 else 4.5) and t["opacity"] == 1]
-        assert low == []
-    finally:
-        context.close()
+def test_every_text_of_the_trace_is_readable(tabs, mode):
+    page = open_page(tabs, PAGE, TRACE, mode=mode, viewport={"width": 1366, "height": 900})
+    page.wait_for_selector(f"{TRACE}.sa-lab-ready")
+    for _ in range(3):
+        page.locator(f"{TRACE} button[data-action=next]").click()
+    texts = page.locator(TRACE).evaluate(TEXT_AND_BACKGROUND)
+    assert len(texts) >= 8 and [t for t in texts if "bad" in t] == []
+    low = [(t["text"], round(contrast(t["fg"], t["bg"]), 2)) for t in texts
+           if contrast(t["fg"], t["bg"]) < (3.0 if t["size"] >= 18.5 else 4.5) and t["opacity"] == 1]
+    assert low == []
