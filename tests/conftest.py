@@ -75,7 +75,7 @@ HEAVY = ("book", "browser", "library")
 FIRST = "tests/book/test_build.py"
 #: Modules whose tests go to whichever worker is free, one by one: the page crawl's shards, which
 #: open no module-scoped fixture. They run last and fill the gaps, so both workers finish together.
-SPREAD = ("tests/browser/test_site.py",)
+SPREAD = ("tests/browser/test_site.py", "tests/browser/test_every_run_button.py")
 
 
 def module(nodeid: str) -> str:

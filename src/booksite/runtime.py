@@ -114,17 +114,38 @@ def keep_entry(name: str) -> bool:
     return top not in DROPPED_PACKAGES and top not in DROPPED_STDLIB
 
 
+def package_data(src: Path) -> list[Path]:
+    """The data files of ``selfattention``, as ``pyproject.toml``'s ``package-data`` names them.
+
+    Examples
+    --------
+    >>> [p.name for p in package_data(ROOT / "src")]
+    ['weights.npz']
+    """
+    settings = tomllib.loads((src.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    found = []
+    for package, patterns in settings["tool"]["setuptools"].get("package-data", {}).items():
+        folder = src.joinpath(*package.split("."))
+        for pattern in patterns:
+            found.extend(sorted(folder.glob(pattern)))
+    return found
+
+
 def package_sources(src: Path) -> dict[str, bytes]:
     """The files of ``selfattention`` that go into the zip, by their name in it.
 
-    Sources only (``.py``), without the pytest ``conftest.py``, and a
-    minimal ``dist-info`` so that ``selfattention.__version__`` is right.
+    Its sources (``.py``, without the pytest ``conftest.py``), every data file
+    that the package ships (:func:`package_data`: a page's cell may read any
+    of them, such as the copying model's ``weights.npz``), and a minimal
+    ``dist-info`` so that ``selfattention.__version__`` is right.
     """
     files = {}
     pkg = src / "selfattention"
     for path in sorted(pkg.rglob("*.py")):
         if path.name == "conftest.py":
             continue
+        files[path.relative_to(src).as_posix()] = path.read_bytes()
+    for path in package_data(src):
         files[path.relative_to(src).as_posix()] = path.read_bytes()
     version = tomllib.loads((src.parent / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
     files[f"selfattention-{version}.dist-info/METADATA"] = (

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import subprocess
+import sys
 import zipfile
 
 import pytest
@@ -25,6 +28,30 @@ def test_package_sources_hold_the_package_but_not_conftest():
     assert "selfattention/__init__.py" in files and "selfattention/checks/_compare.py" in files
     assert not any(name.endswith("conftest.py") for name in files)
     assert any(name.endswith(".dist-info/METADATA") for name in files)
+
+
+def test_package_sources_hold_every_data_file_the_wheel_ships():
+    # A page's cell may read any of them in the browser (chapter 15 reads weights.npz).
+    files = runtime.package_sources(runtime.ROOT / "src")
+    data = runtime.package_data(runtime.ROOT / "src")
+    assert data, "pyproject.toml names no package data"
+    for path in data:
+        name = path.relative_to(runtime.ROOT / "src").as_posix()
+        assert files[name] == path.read_bytes(), name
+
+
+def test_the_shipped_run_loads_from_inside_a_zip(tmp_path):
+    # The in-browser Python imports selfattention from a zip: np.load cannot open a path inside it.
+    zipped = tmp_path / "lib.zip"
+    with zipfile.ZipFile(zipped, "w") as z:
+        for name, data in runtime.package_sources(runtime.ROOT / "src").items():
+            z.writestr(name, data)
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from selfattention import induction as ind; "
+            "assert '.zip' in ind.__file__, ind.__file__; print(ind.load()['params']['W_E'].shape)")
+    done = subprocess.run([sys.executable, "-c", code, str(zipped)], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "(16, 32)"
 
 
 def test_trimmed_zip_is_the_same_bytes_twice_and_sorted(tmp_path):

@@ -28,7 +28,8 @@ SCORE = Diagnoses("check_induction_score", "Right: head {layer}.{head}'s inducti
 
 ABLATED = Diagnoses("check_ablated_loss", "Right: with head {layer}.{head} set to zero, the second copy's loss "
                     "is {loss}.", {
-    "not-ablated": "That is the loss with every head working: pass ablate=[({layer}, {head})] to forward.",
+    "not-ablated": "That is the loss with every head working: pass ablate=[({layer}, {head})] to "
+                   "copy_losses.",
     "first-copy": "That is the first copy's loss: the second value that copy_losses returns is the second copy's.",
     "other-head": "That is the loss with head {other} set to zero, not head {layer}.{head}.",
 }, generic=("not-numbers", "shape", "not-finite", "rounded", "value"))

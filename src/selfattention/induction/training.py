@@ -14,7 +14,9 @@ loss history and the settings. :func:`load` reads it.
 from __future__ import annotations
 
 import hashlib
+import io
 import time
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -146,8 +148,15 @@ def save(run: dict, path=WEIGHTS) -> None:
                         learning_rate=np.array(LEARNING_RATE))
 
 
-def load(path=WEIGHTS) -> dict:
+def load(path=None) -> dict:
     """The shipped run: ``params`` (checked) and the history, as :func:`train` returns them.
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        A run written by :func:`save`. By default, the shipped ``weights.npz``,
+        read as package data, so that it is found wherever the package is:
+        in a folder, or inside a zip (the book's in-browser Python).
 
     Examples
     --------
@@ -155,7 +164,8 @@ def load(path=WEIGHTS) -> dict:
     >>> run["params"]["W_E"].shape, run["eval_steps"][-1] == STEPS
     ((16, 32), np.True_)
     """
-    with np.load(path) as f:
+    raw = (resources.files(__package__) / WEIGHTS.name).read_bytes() if path is None else Path(path).read_bytes()
+    with np.load(io.BytesIO(raw)) as f:
         data = {k: f[k] for k in f.files}
     return {"params": check_params({k: data[k] for k in NAMES}), "loss": data["loss"],
             "eval_steps": data["eval_steps"], "first": data["first"], "second": data["second"]}

@@ -2,8 +2,12 @@
 //
 // The page is complete without this module: it only adds buttons. Python
 // (runtime.js, in a Worker) is downloaded at the first Run, never before.
-// Cells share one Python, as in a notebook; running a cell first runs the
-// cells above it that have not run yet, in page order.
+// The page's cells share one Python namespace, as in a notebook; running a
+// cell first runs the cells above it that have not run yet, in page order.
+// A code exercise and a published solution run *alone*: in a namespace of
+// their own, made anew at each Run, with nothing from the page's cells. So
+// each holds all it needs, and a solution pasted into its exercise's editor
+// runs there as it ran on the page.
 
 import { loadModelFiles, needed } from "./model-files.js";
 
@@ -14,6 +18,7 @@ const MODEL_DIR = "/home/reader/model"; // the same files in Python (MODEL_BROWS
 const MODEL_CHECKERS = /\bminilm\b|\bcheck_(?:strongest_head|head_counts|bert_layer)\(/;
 const MAX_OUTPUT = 100000; // characters kept per cell
 const KEYS_HINT = "Ctrl+Enter (⌘+Enter on a Mac) runs. Tab inserts four spaces; Esc, then Tab, leaves the editor.";
+const ALONE_HINT = "This code runs on its own: it needs nothing from the page's cells.";
 
 // WebAssembly with exception references (exnref), which this Python needs:
 // a function returning `ref.null exn` validates only where it is supported.
@@ -112,10 +117,11 @@ function restart(message) {
   queue = Promise.resolve();
 }
 
-function runInWorker(cell, code) {
+// fresh: run in a namespace of its own (an exercise, a solution), not the page's.
+function runInWorker(cell, code, fresh = false) {
   return new Promise((resolve, reject) => {
     worker.pending.set(cell.id, { resolve, reject });
-    worker.postMessage({ type: "run", id: cell.id, code });
+    worker.postMessage({ type: "run", id: cell.id, code, fresh });
   });
 }
 
@@ -169,6 +175,18 @@ function status(cell, text, kind = "") {
   cell.status.textContent = text;
   cell.status.className = "sa-run-status" + (kind ? ` sa-run-${kind}` : "");
   cell.status.hidden = !text;
+}
+
+// A cell above failed: say so, with a link that takes the reader to it and its message.
+function failedAbove(cell, failed) {
+  status(cell, "A cell above failed, so this one did not run: ", "error");
+  const a = el("a", { href: `#${failed.box.id}` }, "go to the cell that failed and its message");
+  a.addEventListener("click", (e) => {
+    e.preventDefault();
+    failed.box.scrollIntoView({ block: "start" });
+    failed.output.focus({ preventScroll: true });
+  });
+  cell.status.append(a, ".");
 }
 
 function showProgress(cell, loaded, total, what = "Python") {
@@ -226,8 +244,8 @@ async function run(cell) {
     } else {
       await ready;
     }
-    const index = cells.indexOf(cell);
-    const before = cells.slice(0, index).filter((c) => !c.ran && !c.exercise);
+    // The page's cells above that have not run (a cell that failed has not): none for a cell that runs alone.
+    const before = cell.alone ? [] : cells.slice(0, cells.indexOf(cell)).filter((c) => !c.ran && !c.alone);
     let manifest = null;
     if (cell.model() || before.some((c) => c.model())) {
       status(cell, "Loading the model…");
@@ -236,22 +254,26 @@ async function run(cell) {
     }
     for (const c of before) {
       status(cell, `Running the cells above first (${before.indexOf(c) + 1} of ${before.length})…`);
+      c.output.textContent = "";
       const ok = await runInWorker(c, c.code());
-      c.ran = true;
+      c.ran = ok;
       if (!ok) {
-        status(cell, "A cell above failed; its message is under it.", "error");
+        status(c, "This cell raised an error; its message is below.", "error");
+        c.output.hidden = false;
+        failedAbove(cell, c);
         return;
       }
+      if (c.output.textContent !== "") c.output.hidden = false;
     }
     status(cell, "Running…");
     const t0 = performance.now();
-    const ok = await runInWorker(cell, cell.code());
-    cell.ran = true;
+    const ok = await runInWorker(cell, cell.code(), cell.alone);
+    cell.ran = ok;
     const ms = performance.now() - t0;
     status(cell, ok ? `Done (${ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`}).`
       : "The cell raised an error; its message is below.", ok ? "ok" : "error");
     if (cell.output.textContent === "") write(cell, "(no output)\n", "stdout");
-    if (manifest && cell.model()) {
+    if (ok && manifest && cell.model()) {
       cell.note.textContent = float16Note(manifest);
       cell.note.hidden = false;
     }
@@ -287,19 +309,23 @@ function controls(cell, anchor) {
   anchor.after(bar, cell.output, cell.note);
 }
 
+// A cell of the page; inside a solution it runs alone, as the solution pasted into the editor would.
 function runCell(box, n) {
   const pre = box.querySelector(".cell_input pre");
   if (!pre) return null;
   const reads = box.classList.contains("tag_model");
-  const cell = { id: `c${n}`, box, exercise: false, ran: false, code: () => pre.textContent, model: () => reads };
+  const alone = box.closest(".solution") !== null;
+  if (!box.id) box.id = `sa-run-cell-${n}`;
+  const cell = { id: `c${n}`, box, alone, ran: false, code: () => pre.textContent, model: () => reads };
   controls(cell, box.querySelector(".cell_input"));
+  if (alone) cell.run.parentElement.before(el("p", { class: "sa-run-keys" }, ALONE_HINT));
   return cell;
 }
 
 function exerciseCell(block, n) {
   const pre = block.querySelector("pre");
   const starter = pre.textContent;
-  const keys = el("p", { class: "sa-run-keys", id: `sa-run-keys-${n}` }, KEYS_HINT);
+  const keys = el("p", { class: "sa-run-keys", id: `sa-run-keys-${n}` }, `${ALONE_HINT} ${KEYS_HINT}`);
   const area = el("textarea", { class: "sa-run-editor", spellcheck: "false", autocapitalize: "off",
     rows: String(Math.max(4, starter.split("\n").length)), "aria-label": "Your code (editable)",
     "aria-describedby": keys.id, "aria-keyshortcuts": "Control+Enter Meta+Enter" });
@@ -307,7 +333,8 @@ function exerciseCell(block, n) {
   const box = el("div", { class: "sa-run-exercise" });
   block.replaceWith(box);
   box.append(area);
-  const cell = { id: `c${n}`, box, exercise: true, ran: false, code: () => area.value,
+  if (!box.id) box.id = `sa-run-cell-${n}`;
+  const cell = { id: `c${n}`, box, exercise: true, alone: true, ran: false, code: () => area.value,
     model: () => MODEL_CHECKERS.test(area.value) };
   controls(cell, area);
   area.after(keys); // the keys, between the editor and its buttons

@@ -5,7 +5,8 @@
 // (run.js) and the explorer's Compute (labs/explorer-compute.js) speak to it
 // with these messages, whatever the runtime:
 //   page -> worker  {type: "start", base, manifest, module?}   load and start Python
-//                   {type: "run", id, code, read?}               run one cell (read: a file to return)
+//                   {type: "run", id, code, fresh?, read?}       run one cell (fresh: in a namespace of
+//                                                                  its own; read: a file to return)
 //                   {type: "put", path, data}                    a file for Python (an ArrayBuffer)
 //   worker -> page  {type: "progress", loaded, total}            bytes of the download
 //                   {type: "ready", module}                      Python is up (module: to reuse)
@@ -24,13 +25,14 @@ const ENV = ["TMPDIR=/tmp", "HOME=/home/reader", "PYTHONTZPATH=", "NO_COLOR=1", 
 const CACHE = "sa-python-runtime"; // also in labs/explorer-compute.js, which checks it on a second visit
 const FAIL = "\u0000sa-cell-failed\u0000";
 
-// The cell driver, defined once: it runs a cell in __main__'s namespace and,
-// as Jupyter does, shows the value of a last bare expression.
+// The cell driver, defined once: it runs a cell in __main__'s namespace (or, fresh, in a
+// namespace of its own that nothing else sees) and, as Jupyter does, shows the value of a
+// last bare expression.
 const DRIVER = `
-def __sa_run(source):
-    import ast, base64, sys, traceback
+def __sa_run(source, fresh=False):
+    import ast, base64, builtins, sys, traceback
     src = base64.b64decode(source).decode("utf-8")
-    g = __import__("__main__").__dict__
+    g = {"__name__": "__main__", "__builtins__": builtins} if fresh else __import__("__main__").__dict__
     try:
         tree = ast.parse(src, "<cell>", "exec")
         last = None
@@ -257,7 +259,7 @@ self.onmessage = async (event) => {
     current = msg.id;
     failed = false;
     try {
-      const code = turn(`__sa_run(${JSON.stringify(encode(msg.code))})\n`);
+      const code = turn(`__sa_run(${JSON.stringify(encode(msg.code))}, ${msg.fresh ? "True" : "False"})\n`);
       const data = msg.read ? take(msg.read) : null;
       post({ type: "done", id: msg.id, ok: code === 0 && !failed, data }, data ? [data] : []);
     } catch (err) {
