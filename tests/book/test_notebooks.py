@@ -313,7 +313,7 @@ def test_the_causal_masking_exercise_keeps_its_checker_and_hides_its_solution(bu
     student = code(load(built_book, "causal-masking"))
     starter = [s for s in student if "your line here" in s]
     assert len(starter) == 1 and "sa.check_causal_mask(my_mask, n)" in starter[0]
-    assert not any("mask4 = np.tril" in s for s in student)
-    assert any("mask4 = np.tril" in s for s in code(load(built_book, "causal-masking-solutions")))
+    assert not any("my_mask = np.tril" in s for s in student)
+    assert any("my_mask = np.tril" in s for s in code(load(built_book, "causal-masking-solutions")))
 
 

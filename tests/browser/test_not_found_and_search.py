@@ -33,12 +33,38 @@ class _NotFoundHandler(http.server.SimpleHTTPRequestHandler):
             self.wfile.write(body)
 
 
-@pytest.fixture(scope="module")
-def host_url(built_book):
-    handler = functools.partial(_NotFoundHandler, directory=str(built_book))
-    _NotFoundHandler.directory_path = built_book
+#: Where the book sits on a host that serves it under a path (a project page), not at its root.
+SUB_PATH = "/book/"
+
+
+class _SubPathHandler(_NotFoundHandler):
+    """Serves the site under SUB_PATH, as a project page is; the rest of the host is missing."""
+
+    def translate_path(self, path):
+        if not path.startswith(SUB_PATH):
+            return str(self.directory_path / "no such file")
+        return super().translate_path("/" + path[len(SUB_PATH):])
+
+
+def _serve(built_book, handler_class):
+    handler_class.directory_path = built_book
+    handler = functools.partial(handler_class, directory=str(built_book))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.fixture(scope="module")
+def host_url(built_book):
+    server = _serve(built_book, _NotFoundHandler)
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def sub_path_url(built_book):
+    server = _serve(built_book, _SubPathHandler)
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
@@ -90,6 +116,34 @@ def test_the_404_page_has_its_styles_and_working_links_at_any_depth(tabs, host_u
     page.wait_for_load_state()
     assert page.url == host_url + "/index.html"
     assert not errors, errors
+
+
+@pytest.mark.parametrize("address", ["no-such-page.html", "deep/x/missing.html"])
+def test_the_404_page_finds_the_book_under_a_path_the_build_did_not_know(tabs, sub_path_url, address):
+    """Hosted under /book/, the page moves its addresses from the root the build wrote (W3 #21).
+
+    Until it has found the book, its first stylesheet and scripts fail to load: those errors are
+    expected here, and only the page it ends with is checked.
+    """
+    url = sub_path_url + SUB_PATH + address
+    page, _ = open_page(tabs, url, WIDTHS["phone"], "dark")
+    response = page.goto(url, wait_until="load")
+    assert response.status == 404 and page.title().startswith("Page not found")
+    page.wait_for_function("() => document.documentElement.dataset.saRoot")
+    assert page.evaluate("document.documentElement.dataset.content_root") == SUB_PATH
+    # The styles apply, and the book's own script ran (it marks <html> when it starts).
+    page.wait_for_function("() => getComputedStyle(document.querySelector('.bd-main')).display === 'flex'")
+    page.wait_for_function("() => document.documentElement.classList.contains('sa-js')")
+    addresses = page.evaluate("""() => [...document.querySelectorAll('a[href], link[href], script[src], img[src]')]
+        .map(el => el.href || el.src).filter(u => u.startsWith(location.origin))
+        .map(u => u.split('#')[0]).filter(u => u !== location.href.split('#')[0])""")
+    assert any(a.endswith(SUB_PATH + "index.html") for a in addresses)
+    for a in sorted(set(addresses)):
+        assert a.startswith(sub_path_url + SUB_PATH) and "/deep/" not in a, a
+        assert page.evaluate("async (u) => (await fetch(u, {method: 'HEAD'})).status", a) == 200, a
+    page.get_by_role("link", name="front page").click()
+    page.wait_for_load_state()
+    assert page.url == sub_path_url + SUB_PATH + "index.html"
 
 
 @pytest.mark.parametrize("mode", ["light", "dark"])

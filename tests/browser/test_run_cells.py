@@ -131,9 +131,21 @@ def test_stop_ends_an_infinite_loop_and_python_restarts(run_page):
     run_page.wait_for_timeout(300)
     box.locator(".sa-run-stop").click()
     assert "Stopped" in wait_status(run_page, box, re.compile("Stopped"))
-    status, out = run_exercise(run_page, "print(weights.shape)")  # the cells above run again first
+    box = cell_with(run_page, "output = weights @ X")           # the cells above it run again first
+    status = run_box(run_page, box)
     assert status.startswith("Done"), status
-    assert out.strip() == "(3, 3)"
+    np.testing.assert_allclose(numbers(box.locator(".sa-run-output").text_content()),
+                               numbers(box.locator(".cell_output").text_content()), atol=0)
+
+
+def test_an_exercise_runs_alone_in_a_namespace_of_its_own(run_page):
+    # The page's cells have run (the test above): the exercise sees none of their variables,
+    # and what it defines is gone at its next Run.
+    status, out = run_exercise(run_page, "secret = 1\nprint('weights' in globals(), 'np' in globals())")
+    assert status.startswith("Done"), status
+    assert out.strip() == "False False"
+    status, out = run_exercise(run_page, "print('secret' in globals())")
+    assert out.strip() == "False"
 
 
 def test_deep_python_recursion_is_a_recursion_error(run_page):
@@ -223,7 +235,8 @@ def test_the_editor_keys_run_indent_and_leave_and_the_editor_says_so(browser, si
         area, status = box.locator("textarea"), box.locator(".sa-run-status")
         hint = box.locator(".sa-run-keys")
         assert hint.is_visible()
-        assert hint.text_content() == ("Ctrl+Enter (⌘+Enter on a Mac) runs. Tab inserts four spaces; "
+        assert hint.text_content() == ("This code runs on its own: it needs nothing from the page's cells. "
+                                       "Ctrl+Enter (⌘+Enter on a Mac) runs. Tab inserts four spaces; "
                                        "Esc, then Tab, leaves the editor.")
         assert area.get_attribute("aria-describedby") == hint.get_attribute("id")
         start = area.input_value()
@@ -248,3 +261,26 @@ def test_the_editor_keys_run_indent_and_leave_and_the_editor_says_so(browser, si
         assert area.input_value().endswith("\n    ")
     finally:
         context.close()
+
+
+def test_a_failed_cell_above_is_linked_and_runs_again_next_time(tabs):
+    """A cell above that fails stops the run; the status links to it; it is not marked as run."""
+    pg = tabs.open(PAGE)
+    pg.wait_for_selector(".sa-run-button")
+    pg.evaluate("() => document.querySelectorAll('.sa-fold-bar button').forEach(b => b.click())")
+    first = pg.locator(".cell.tag_run").first
+    code = first.locator(".cell_input pre")
+    kept = code.evaluate("el => { const t = el.textContent; el.textContent = '1 / 0'; return t; }")
+    box = cell_with(pg, "output = weights @ X")
+    status = run_box(pg, box)
+    assert status.startswith("A cell above failed"), status
+    link = box.locator(".sa-run-status a")
+    assert link.get_attribute("href") == f"#{first.get_attribute('id')}"
+    assert "ZeroDivisionError" in first.locator(".sa-run-output").text_content()
+    assert box.locator(".sa-run-note").is_hidden()
+    link.click()
+    assert first.locator(".sa-run-output").evaluate("el => el === document.activeElement")
+    code.evaluate("(el, t) => { el.textContent = t; }", kept)
+    status = run_box(pg, box)                  # the failed cell was not marked as run: it runs again
+    assert status.startswith("Done"), status
+    assert first.locator(".sa-run-output").text_content().strip() != ""

@@ -102,7 +102,7 @@ def test_its_note_says_how_far_float16_moves_the_numbers(model_page, built_book)
 
 
 def test_the_numbers_of_a_model_cell_are_the_builds_within_that_bound(model_page, built_book):
-    box = model_cell(model_page, 'river = "We sat on the bank of the river."')
+    box = model_cell(model_page, "layer, head = np.unravel_index")   # Exercise 12.1's solution
     status = run_box(model_page, box)
     assert status.startswith("Done"), (status, box.locator(".sa-run-output").text_content())
     ran, built = box.locator(".sa-run-output").text_content(), printed(box)
