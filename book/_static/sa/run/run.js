@@ -108,6 +108,7 @@ function restart(message) {
   worker = null;
   ready = null;
   model = null;
+  downloads.clear();
   for (const c of cells) c.ran = false;
   if (busy) {
     status(busy, message, "error");
@@ -130,6 +131,8 @@ function runInWorker(cell, code, fresh = false) {
 function loadModel(cell) {
   if (model) return model;
   model = (async () => {
+    // The files download while Python starts (run() asks for both at once); they wait in the
+    // Worker until Python is up, and only the last step needs Python itself.
     const r = await fetch(new URL(MODEL_SITE_DIR + "model.json", root));
     if (!r.ok) throw new Error(`the model's files are missing from the site (HTTP ${r.status})`);
     const manifest = await r.json();
@@ -142,6 +145,7 @@ function loadModel(cell) {
     const put = (name, bytes) => worker.postMessage({ type: "put", path: `${MODEL_DIR}/${name}`, data: bytes },
       [bytes]);
     await loadModelFiles(new URL(MODEL_SITE_DIR, root), manifest, put, { onBytes });
+    await ready;
     const setup = { id: "model-setup" };
     const ok = await runInWorker(setup, `import os\nos.environ["SA_MODEL_DIR"] = ${JSON.stringify(MODEL_DIR)}`);
     if (!ok) throw new Error("Python could not be pointed at the model's files");
@@ -189,13 +193,22 @@ function failedAbove(cell, failed) {
   cell.status.append(a, ".");
 }
 
+// Python and the model may download at once: one bar and one line for both.
+const downloads = new Map(); // what -> [loaded, total], while it downloads
+
 function showProgress(cell, loaded, total, what = "Python") {
+  if (loaded >= total) downloads.delete(what);
+  else downloads.set(what, [loaded, total]);
   if (!cell) return;
+  const parts = downloads.size ? [...downloads].sort(([a], [b]) => (a === "Python" ? -1 : b === "Python")) :
+    [[what, [loaded, total]]];
+  const sum = (i) => parts.reduce((t, [, v]) => t + v[i], 0);
+  const names = parts.map(([w]) => w).join(" and ");
   cell.progress.hidden = false;
-  cell.progress.max = total;
-  cell.progress.value = loaded;
-  cell.progress.setAttribute("aria-label", `Loading ${what}`);
-  status(cell, `Loading ${what}: ${mb(loaded)} of ${mb(total)} MB`);
+  cell.progress.max = sum(1);
+  cell.progress.value = sum(0);
+  cell.progress.setAttribute("aria-label", `Loading ${names}`);
+  status(cell, `Loading ${names}: ${mb(sum(0))} of ${mb(sum(1))} MB`);
 }
 
 function write(cell, text, stream) {
@@ -238,18 +251,22 @@ async function run(cell) {
   }
   begin(cell);
   try {
-    if (!worker) {
-      status(cell, "Starting Python…");
-      await startWorker(cell);
-    } else {
-      await ready;
-    }
     // The page's cells above that have not run (a cell that failed has not): none for a cell that runs alone.
     const before = cell.alone ? [] : cells.slice(0, cells.indexOf(cell)).filter((c) => !c.ran && !c.alone);
+    const reads = cell.model() || before.some((c) => c.model());
+    let started = null;
+    if (!worker) {
+      status(cell, "Starting Python…");
+      started = startWorker(cell);
+    }
+    // The model's files download while Python starts: the two take about as long.
+    const modelLoaded = reads ? loadModel(cell) : null;
+    if (modelLoaded) modelLoaded.catch(() => {}); // reported below, once Python is up
+    await (started || ready);
     let manifest = null;
-    if (cell.model() || before.some((c) => c.model())) {
+    if (modelLoaded) {
       status(cell, "Loading the model…");
-      manifest = await loadModel(cell);
+      manifest = await modelLoaded;
       cell.progress.hidden = true;
     }
     for (const c of before) {
