@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 SPHINXOPTS ?= -n -W --keep-going -j 2
 PORT   ?= 8000
 
-.PHONY: venv runtime model-f16 induction-weights html pdf pdf-tools serve lint test test-fast bench bench-induction bench-explorer bench-suite lighthouse repro-check clean reset
+.PHONY: venv runtime model-f16 induction-weights html pdf pdf-tools serve lint test test-fast bench bench-induction bench-explorer bench-run bench-suite lighthouse repro-check clean reset
 
 # Create the virtual environment and install the pinned requirements, the library and the
 # book's tooling once; reinstall when a requirements or project file changes.
@@ -117,6 +117,12 @@ bench-suite: $(STAMP)
 # writes _build/explorer-bench.json and prints a table (tools/measure_explorer.py).
 bench-explorer: html
 	$(BIN)/python tools/measure_explorer.py
+
+# Benchmark (not a test): the first Run of a page in Chromium, from the press to "Done", runtime
+# (and model) included, in a new profile each time, with where the time goes; writes
+# _build/run-bench.json and prints a table (tools/measure_run.py).
+bench-run: html
+	$(BIN)/python tools/measure_run.py
 
 # Benchmark (not a test): Lighthouse's mobile preset on every chapter page,
 # served with gzip on 127.0.0.1; writes _build/lighthouse.json and prints a

@@ -32,6 +32,7 @@ let ready = null; // a promise: Python is up
 let kept = null; // {module, zip} of the first start, reused after Stop or a crash
 let model = null; // a promise: this Python has the site's float16 model files (manifest: model.json)
 let busy = null; // the cell running now
+let started = null; // where the start of this Python went, in ms (runtime.js's times)
 let queue = Promise.resolve();
 
 function el(tag, attrs = {}, text = "") {
@@ -68,6 +69,7 @@ function startWorker(cell) {
         showProgress(busy || cell, msg.loaded, msg.total);
       } else if (msg.type === "ready") {
         kept = { module: msg.module, zip: msg.zip };
+        started = msg.times;
         resolve();
       } else if (msg.type === "out") {
         const target = cells.find((c) => c.id === msg.id);
@@ -254,21 +256,25 @@ async function run(cell) {
     // The page's cells above that have not run (a cell that failed has not): none for a cell that runs alone.
     const before = cell.alone ? [] : cells.slice(0, cells.indexOf(cell)).filter((c) => !c.ran && !c.alone);
     const reads = cell.model() || before.some((c) => c.model());
-    let started = null;
+    const t0 = performance.now();
+    const firstRun = !worker;
+    let starting = null;
     if (!worker) {
       status(cell, "Starting Python…");
-      started = startWorker(cell);
+      starting = startWorker(cell);
     }
     // The model's files download while Python starts: the two take about as long.
     const modelLoaded = reads ? loadModel(cell) : null;
     if (modelLoaded) modelLoaded.catch(() => {}); // reported below, once Python is up
-    await (started || ready);
+    await (starting || ready);
+    const tPython = performance.now();
     let manifest = null;
     if (modelLoaded) {
       status(cell, "Loading the model…");
       manifest = await modelLoaded;
       cell.progress.hidden = true;
     }
+    const tModel = performance.now();
     for (const c of before) {
       status(cell, `Running the cells above first (${before.indexOf(c) + 1} of ${before.length})…`);
       c.output.textContent = "";
@@ -283,10 +289,14 @@ async function run(cell) {
       if (c.output.textContent !== "") c.output.hidden = false;
     }
     status(cell, "Running…");
-    const t0 = performance.now();
+    const t1 = performance.now();
     const ok = await runInWorker(cell, cell.code(), cell.alone);
     cell.ran = ok;
-    const ms = performance.now() - t0;
+    const ms = performance.now() - t1;
+    // Where the time from the press went (tools/measure_run.py reads it): Python up, then the model's
+    // files (downloaded meanwhile) in, then the cells above, then this cell.
+    cell.box.dataset.runMs = JSON.stringify({ total: performance.now() - t0, python: tPython - t0,
+      model: tModel - tPython, above: t1 - tModel, cell: ms, start: firstRun ? started : null });
     status(cell, ok ? `Done (${ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`}).`
       : "The cell raised an error; its message is below.", ok ? "ok" : "error");
     if (cell.output.textContent === "") write(cell, "(no output)\n", "stdout");

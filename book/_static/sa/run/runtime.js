@@ -5,6 +5,7 @@
 // (run.js) and the explorer's Compute (labs/explorer-compute.js) speak to it
 // with these messages, whatever the runtime:
 //   page -> worker  {type: "start", base, manifest, module?}   load and start Python
+//   (ready carries times: ms spent on the files, on starting Python and on its first imports)
 //                   {type: "run", id, code, fresh?, read?}       run one cell (fresh: in a namespace of
 //                                                                  its own; read: a file to return)
 //                   {type: "put", path, data}                    a file for Python (an ArrayBuffer)
@@ -212,7 +213,10 @@ function output(stream) {
 let failed = false;
 
 async function start(base, manifest, module, zip) {
+  const t0 = performance.now();
+  const times = {}; // where a start's time goes, in ms (tools/measure_run.py reads them)
   if (!module) ({ module, zip } = await loadModule(base, manifest));
+  times.files = performance.now() - t0; // download (or the cache), unpack and compile
   const root = new PreopenDirectory("/", [
     ["usr", new Directory([["local", new Directory([
       ["lib", new Directory([["python315.zip", new File(zip, { readonly: true })]])],
@@ -233,10 +237,12 @@ async function start(base, manifest, module, zip) {
   });
   wasi.initialize(instance);
   if (turn(DRIVER) !== 0) throw new Error("the cell driver did not start");
+  times.python = performance.now() - t0 - times.files; // instantiate, start CPython, define the driver
   // Every page's first cell imports these (about 0.6 s in the browser, most of it compiling the
   // package's sources): done now, while the page may still be downloading the model's files.
   turn("try:\n    import numpy, selfattention\nexcept Exception:\n    pass\n");
-  post({ type: "ready", module, zip });
+  times.imports = performance.now() - t0 - times.files - times.python;
+  post({ type: "ready", module, zip, times });
 }
 
 function crash(err) {
