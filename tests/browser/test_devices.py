@@ -143,3 +143,94 @@ def test_header_buttons_show_a_focus_ring(tabs, selector):
         return [document.activeElement === el, s.outlineStyle, parseFloat(s.outlineWidth), s.boxShadow]; }""")
     assert ring[0], f"{selector} did not take the focus back"
     assert (ring[1] != "none" and ring[2] >= 2) or ring[3] != "none", f"{selector} shows no focus ring: {ring}"
+
+
+ACTIVE = """() => { const e = document.activeElement;
+  return e === document.body ? 'body' : e.textContent.trim() || e.className; }"""
+THEME_MENU = ".theme-switch-container .dropdown-menu"
+TOOLTIPS = "() => [...document.querySelectorAll('.tooltip')].filter(t => getComputedStyle(t).display !== 'none').length"
+
+
+def test_the_colour_menu_works_from_the_keyboard(tabs):
+    """Enter opens the menu with focus in it, the arrows move, Enter chooses and focus goes back (W3 #7)."""
+    page = open_page(tabs, "weighted-average.html", viewport={"width": 1366, "height": 900})
+    button = page.locator("button.theme-switch-button")
+    page.evaluate("el => el.focus()", button.element_handle())
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement.classList.contains('theme-change-button')")
+    assert page.locator(THEME_MENU).evaluate("m => m.classList.contains('show')")
+    assert page.evaluate(TOOLTIPS) == 0   # "Color mode" would sit over the first item
+    start = page.evaluate(ACTIVE)
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate(ACTIVE) != start
+    while page.evaluate(ACTIVE) != "Dark":
+        page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement.classList.contains('theme-switch-button')")
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    assert not page.locator(THEME_MENU).is_visible()
+    ring = button.evaluate("el => getComputedStyle(el).outlineStyle")
+    assert ring != "none"
+
+
+def test_a_sidebar_button_keeps_the_focus_when_pressed_with_the_keyboard(tabs):
+    page = open_page(tabs, "weighted-average.html", viewport={"width": 1366, "height": 900})
+    toggle = page.locator("button.primary-toggle:visible").first
+    page.evaluate("el => el.focus()", toggle.element_handle())
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(100)
+    assert toggle.evaluate("el => document.activeElement === el")
+
+
+def test_the_colour_menu_closes_after_a_choice_with_the_mouse(tabs):
+    page = open_page(tabs, "weighted-average.html", viewport={"width": 1366, "height": 900})
+    page.locator("button.theme-switch-button").hover()
+    menu = page.locator(THEME_MENU)
+    menu.wait_for(state="visible")
+    assert page.evaluate(TOOLTIPS) == 0
+    page.locator(".theme-change-button[data-mode=dark]").click()
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    menu.wait_for(state="hidden", timeout=2000)   # though the pointer is still over it
+    page.mouse.move(5, 600)
+    page.locator("button.theme-switch-button").hover()
+    menu.wait_for(state="visible")                 # and it opens again on the next visit
+
+
+def test_no_tooltip_stays_on_a_touch_screen(tabs):
+    page = open_page(tabs, "weighted-average.html", **PHONE)
+    page.locator("button.theme-switch-button").tap()
+    page.locator(".theme-change-button[data-mode=dark]").tap()
+    page.wait_for_timeout(800)   # Bootstrap shows a tooltip after the tap, fading in over some 300 ms
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    assert page.evaluate(TOOLTIPS) == 0
+
+
+def test_every_copy_button_has_a_name(tabs):
+    """sphinx-copybutton's icon buttons are named "Copy", as their tooltip says (W3 #22)."""
+    page = open_page(tabs, "one-head-in-code.html", viewport={"width": 1366, "height": 900})
+    buttons = page.locator("button.copybtn")
+    assert buttons.count() > 3
+    assert set(buttons.evaluate_all("bs => bs.map(b => b.getAttribute('aria-label'))")) == {"Copy"}
+    assert page.get_by_role("button", name="Copy", exact=True, include_hidden=True).count() == buttons.count()
+
+
+@pytest.mark.parametrize("path", ["several-heads.html", "the-whole-block.html", "notation.html"])
+def test_every_letter_of_every_formula_is_drawn_in_the_books_math_font(tabs, path):
+    """An italic h is U+210E, which the font's subset lacked: another font drew it, thin and serif (W3 #12)."""
+    page = open_page(tabs, path, viewport={"width": 1366, "height": 900})
+    page.evaluate("async () => { await document.fonts.ready; }")
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+    nodes = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": "math mi, math mn, math mo, math mtext"})
+    assert len(nodes["nodeIds"]) > 50
+    other = set()
+    for node in nodes["nodeIds"]:
+        for font in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]:
+            if font["familyName"] != "Noto Sans Math":
+                other.add((font["familyName"], cdp.send("DOM.getOuterHTML", {"nodeId": node})["outerHTML"]))
+    cdp.detach()
+    assert other == set()

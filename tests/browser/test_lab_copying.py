@@ -58,7 +58,10 @@ def shown(lab) -> dict:
 
 
 def press(page, lab, action, how):
-    target = lab.locator(f"button[data-action={action}]")
+    activate(page, lab.locator(f"button[data-action={action}]"), how)
+
+
+def activate(page, target, how):
     if how == "touch":
         target.tap()
     elif how == "keyboard":
@@ -71,7 +74,7 @@ def press(page, lab, action, how):
 def run_state(page, state, how):
     lab = fresh(page)
     if "pick" in state:
-        lab.locator("select[data-part=pick]").select_option(str(state["pick"]))
+        activate(page, lab.locator(f"button[data-example='{state['pick']}']"), how)
     else:
         box = lab.locator("input[data-part=input]")
         box.fill(state["type"])
@@ -116,6 +119,55 @@ def test_a_full_sequence_says_so_and_keeps_the_focus(desk, fixture):
     assert "full" in lab.locator("[role=status]").text_content()
 
 
+def test_a_full_sequence_looks_disabled_too(desk, fixture):
+    """aria-disabled keeps the focus on "Write the guess"; it must also look disabled (reader walk W3 #14)."""
+    lab = fresh(desk)
+    write = lab.locator("button[data-action=write]")
+    assert write.evaluate("el => getComputedStyle(el).opacity") == "1"
+    lab.locator("input[data-part=input]").fill("AB" * (fixture["positions"] // 2))
+    press(desk, lab, "read", "mouse")
+    assert write.get_attribute("aria-disabled") == "true"
+    assert float(write.evaluate("el => getComputedStyle(el).opacity")) < 1
+    assert write.evaluate("el => getComputedStyle(el).cursor") == "default"
+
+
+def test_a_sequence_too_long_is_kept_and_named(desk, fixture):
+    """A longer sequence is not cut short without a word (reader walk W3 #13)."""
+    lab = fresh(desk)
+    n = fixture["positions"] + 8
+    text = ("ABCDEFGHIJKLMNOP" * n)[:n]
+    box = lab.locator("input[data-part=input]")
+    box.fill(text)
+    press(desk, lab, "read", "mouse")
+    assert box.input_value() == text
+    assert lab.locator("[role=status]").text_content() == (
+        f"That is {n} symbols: the model reads at most {fixture['positions']}. Remove 8.")
+    assert desk.evaluate("document.activeElement.dataset.part") == "input"
+
+
+def test_one_symbol_is_one_symbol(desk):
+    lab = fresh(desk)
+    lab.locator("input[data-part=input]").fill("A")
+    press(desk, lab, "read", "mouse")
+    assert lab.locator("[role=status]").text_content().startswith("Read 1 symbol. ")
+
+
+def test_the_keyboard_passes_the_examples_without_reading_them(desk, fixture):
+    """Arrows and Tab over the examples leave the reader's sequence alone; Enter reads one (reader walk W3 #15)."""
+    lab = fresh(desk)
+    box = lab.locator("input[data-part=input]")
+    box.fill("ABCABC")
+    box.press("Enter")
+    first = lab.locator("button[data-example='0']")
+    first.focus()
+    for key in ("ArrowDown", "ArrowUp", "ArrowRight", "Tab"):
+        desk.keyboard.press(key)
+    assert box.input_value() == "ABCABC" and shown(lab)["text"] == "ABCABC"
+    first.focus()
+    desk.keyboard.press("Enter")
+    assert box.input_value() == shown(lab)["text"] == fixture["states"][0]["shown"]["text"]
+
+
 def test_a_wrong_symbol_is_named(desk):
     lab = fresh(desk)
     lab.locator("input[data-part=input]").fill("ABZ9")
@@ -132,3 +184,13 @@ def test_the_lab_fits_a_phone_and_everything_has_a_name(phone):
         name = (control.get_attribute("aria-label") or control.text_content() or "").strip()
         labelled = control.evaluate("el => el.labels ? el.labels.length : 0")
         assert name or labelled
+
+
+def test_a_finger_can_hit_every_control(phone):
+    """44 px high on a touch screen, and at least 24 px wide (reader walk W3 #9)."""
+    lab = fresh(phone)
+    sizes = lab.evaluate("""root => [...root.querySelectorAll("button, select, input")].map(el => {
+        const box = el.getBoundingClientRect();
+        return {name: el.dataset.action || el.dataset.part || el.textContent, width: box.width, height: box.height};
+    })""")
+    assert sizes and all(s["height"] >= 44 and s["width"] >= 24 for s in sizes), sizes

@@ -74,12 +74,14 @@ def shown(lab) -> dict:
 
 
 def choose_with_keyboard(page, select, value):
-    """Move a focused <select> down with ArrowDown until it holds ``value``."""
+    """Move a focused <select> with the arrow keys until it holds ``value``."""
     select.focus()
+    options = select.evaluate("s => [...s.options].map(o => o.value)")
+    key = "ArrowDown" if options.index(value) > options.index(select.input_value()) else "ArrowUp"
     for _ in range(8):
         if select.input_value() == value:
             return
-        page.keyboard.press("ArrowDown")
+        page.keyboard.press(key)
     assert select.input_value() == value
 
 
@@ -120,6 +122,22 @@ def test_taps_match_the_package(phone, fixture):
     assert phone.watch.console_errors == []
 
 
+def test_the_lab_opens_at_the_chapters_h(desk, fixture):
+    """The chapter's text and the no-JavaScript line quote h = 2: the lab starts there (reader walk W3 #10)."""
+    lab = fresh(desk)
+    assert_shows(lab, fixture["opens"])
+    assert fixture["opens"]["h"] == 2
+
+
+def test_the_output_caption_counts_its_heads(desk):
+    lab = fresh(desk)
+    caption = lab.locator("table[data-table=output] caption")
+    lab.locator("[data-part=h]").select_option("1")
+    assert caption.text_content().startswith("The one head's output, times W_O:")
+    lab.locator("[data-part=h]").select_option("4")
+    assert caption.text_content().startswith("The 4 heads' outputs side by side, times W_O:")
+
+
 def test_the_box_gives_the_same_numbers_and_says_so(desk, fixture):
     lab = fresh(desk)
     lab.locator("[data-part=h]").select_option("2")
@@ -148,7 +166,22 @@ def test_the_lab_fits_a_phone_and_everything_has_a_name(phone, fixture):
     widths = phone.evaluate("""() => ({page: document.documentElement.scrollWidth, screen: window.innerWidth,
         lab: document.querySelector("#heads-lab").getBoundingClientRect().right})""")
     assert widths["page"] <= widths["screen"] and widths["lab"] <= widths["screen"] + 0.5
+    # The four heads' output fits its box: no column is cut at the screen's edge (reader walk W3 #8).
+    for box in lab.locator(".sa-heads-scroll").all():
+        assert box.evaluate("el => el.scrollWidth <= el.clientWidth"), box.get_attribute("data-part")
     for control in lab.locator("button, select, input").all():
         name = (control.get_attribute("aria-label") or control.text_content() or "").strip()
         labelled = control.evaluate("el => el.labels ? el.labels.length : 0")
         assert name or labelled
+
+
+def test_a_finger_can_hit_every_control(phone):
+    """At least 24 px every way, and 44 px high on a touch screen, counting a control's label (W3 #9)."""
+    lab = fresh(phone)
+    sizes = lab.evaluate("""root => [...root.querySelectorAll("button, select, input")].map(el => {
+        const box = el.getBoundingClientRect();
+        const label = el.labels && el.labels.length ? el.labels[0].getBoundingClientRect() : {height: 0};
+        return {part: el.dataset.part, width: box.width, height: box.height, tall: Math.max(box.height, label.height)};
+    })""")
+    assert sizes and all(min(s["width"], s["height"]) >= 24 for s in sizes), sizes
+    assert all(s["tall"] >= 44 for s in sizes), sizes

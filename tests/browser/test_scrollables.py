@@ -85,3 +85,64 @@ def test_a_formula_is_a_tab_stop_only_while_it_is_wider_than_its_box(tabs, path,
     for formula in STILL_FORMULAS[path]:
         assert not by_id[formula]["stop"], (formula, by_id[formula])
     assert page.evaluate(MISMARKED) == []
+
+
+#: Blocks whose content is wider than their box and that scroll sideways, with the cue each shows (W3 #20).
+SIDEWAYS = """() => [...document.querySelectorAll(
+    "pre, .cell_output > .output, .pst-scrollable-table-container, div.math, .sa-scroll-x")]
+  .map(el => { const s = getComputedStyle(el);
+    return {wide: el.scrollWidth > el.clientWidth && (s.overflowX === "auto" || s.overflowX === "scroll"),
+            more: el.dataset.saMore ?? null, mask: s.maskImage}; })"""
+
+
+def cue_of(locator) -> str | None:
+    return locator.evaluate("el => el.dataset.saMore ?? null")
+
+
+def scroll_to(page, locator, where: str, cue: str) -> None:
+    """Scroll ``locator`` sideways (start, middle or end) and wait for its cue to say ``cue``."""
+    locator.evaluate("""(el, where) => { el.scrollLeft = where === "start" ? 0
+        : where === "end" ? el.scrollWidth : (el.scrollWidth - el.clientWidth) / 2; }""", where)
+    page.wait_for_function("([el, cue]) => el.dataset.saMore === cue", arg=[locator.element_handle(), cue])
+
+
+@pytest.mark.parametrize("path", ["api.html", "attention-in-a-real-model.html"])
+def test_a_block_that_scrolls_sideways_fades_the_side_that_hides_more(tabs, path):
+    page = open_page(tabs, path, **PHONE)
+    marked(page)
+    blocks = page.evaluate(SIDEWAYS)
+    assert any(b["wide"] for b in blocks)   # on a phone, some code is wider than the screen
+    assert [b for b in blocks if b["wide"] != (b["more"] is not None)] == []
+    assert all(b["mask"] != "none" for b in blocks if b["wide"])
+    first = page.locator("pre[data-sa-more]").first
+    assert cue_of(first) == "right"
+    scroll_to(page, first, "middle", "both")
+    scroll_to(page, first, "end", "left")
+    scroll_to(page, first, "start", "right")
+    # With the keyboard's focus on it, the fade gives way to the focus ring, which it would hide.
+    first.focus()
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")
+    assert first.evaluate("el => document.activeElement === el && getComputedStyle(el).maskImage") == "none"
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.wait_for_timeout(400)   # the resize pass starts 300 ms after the last resize
+    marked(page)
+    blocks = page.evaluate(SIDEWAYS)
+    assert [b for b in blocks if b["wide"] != (b["more"] is not None)] == []
+
+
+def test_a_lab_box_is_marked_again_when_the_lab_draws_it_again(tabs):
+    """The explorer's heatmap, wider than a phone for a long sentence, fits it for a short one."""
+    page = open_page(tabs, "attention-in-a-real-model.html", **PHONE)
+    marked(page)
+    lab = page.locator("#explorer-lab")
+    heatmap = lab.locator(".sa-ex-grid-wrap")
+    sentences = lab.locator("select.sa-ex-sentence")
+    options = sentences.evaluate("s => [...s.options].map(o => [o.value, o.textContent.length])")
+    longest, shortest = max(options, key=lambda o: o[1])[0], min(options, key=lambda o: o[1])[0]
+    sentences.select_option(longest)
+    page.wait_for_function("el => el.dataset.saMore === 'right'", arg=heatmap.element_handle())
+    sentences.select_option(shortest)
+    page.wait_for_function("el => el.scrollWidth <= el.clientWidth && el.dataset.saMore === undefined",
+                           arg=heatmap.element_handle())
+    assert heatmap.get_attribute("tabindex") == "0"   # its own tab stop, which it keeps

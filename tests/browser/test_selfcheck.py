@@ -408,6 +408,21 @@ def test_show_answer_by_keyboard_moves_focus_to_the_answer(chapter):
     assert focused
 
 
+def test_committing_a_guess_by_keyboard_moves_focus_to_the_answer(chapter):
+    """The Commit button disables itself; focus must not fall to <body> (reader walk W3 #6)."""
+    right, _ = right_and_wrong(chapter, "wa-car55")
+    radio = chapter.locator(f"#check-wa-car55 input[type=radio][value='{right}']")
+    radio.focus()
+    chapter.keyboard.press("Space")
+    chapter.keyboard.press("Tab")  # the Commit button
+    assert chapter.evaluate("document.activeElement.classList.contains('sa-submit')")
+    chapter.keyboard.press("Enter")
+    focused = chapter.evaluate("""() => { const el = document.activeElement;
+        return {inAnswer: el.closest('#check-wa-car55 details.sa-answer') !== null, tag: el.tagName,
+                ring: getComputedStyle(el).outlineStyle}; }""")
+    assert focused["inAnswer"] and focused["tag"] == "SUMMARY" and focused["ring"] not in ("none", ""), focused
+
+
 def test_results_are_announced_to_screen_readers(chapter):
     feedbacks = chapter.locator(".sa-check .sa-feedback")
     assert feedbacks.count() == chapter.locator(".sa-check").count()

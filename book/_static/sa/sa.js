@@ -5,7 +5,8 @@ import {
   CONFIG_SELECTOR, CONFIG_SRC_ATTR, LAB_SELECTOR, NAME_ATTR, NAME_PATTERN, READY_CLASS,
 } from "./contract.js";
 import { stylesheetsLoaded } from "./dom.js";
-import { initScrollables, markScrollables } from "./scrollables.js";
+import { initHeaderButtons } from "./headerbuttons.js";
+import { initScrollables, watchScrollables } from "./scrollables.js";
 import { initSelfChecks } from "./selfcheck.js";
 import { initShortcuts } from "./shortcuts.js";
 
@@ -31,7 +32,7 @@ async function mountLab(el) {
     mod.mount(el, config);
     await stylesheetsLoaded();
     el.classList.add(READY_CLASS);
-    markScrollables(el.closest(".cell_output > .output") || el);
+    watchScrollables(el, el.closest(".cell_output > .output") || el);
   } catch (err) {
     console.error(`lab ${name} failed to start`, err);
   }
@@ -65,7 +66,22 @@ function searchSnippetsFromTheArticle() {
 // Before the search page runs its query (searchtools.js, a classic script, has defined Search).
 searchSnippetsFromTheArticle();
 
+// sphinx-copybutton's buttons show only an icon; the name inside it (its <svg>'s <title>) is
+// not read by every screen reader. Each button gets the name its tooltip shows. Its script adds
+// them when the page is parsed, as this one runs, so they are named again once it has loaded.
+function nameCopyButtons() {
+  const name = () => {
+    for (const button of document.querySelectorAll("button.copybtn:not([aria-label])")) {
+      button.setAttribute("aria-label", button.dataset.tooltip || "Copy");
+    }
+  };
+  name();
+  if (document.readyState !== "complete") window.addEventListener("load", name, { once: true });
+}
+
 function start() {
+  nameCopyButtons();
+  initHeaderButtons();
   initScrollables();
   initShortcuts();
   initSelfChecks();

@@ -11,9 +11,18 @@
 // out already at load, the rest when the browser is idle. The theme's pass is not added
 // (takeOverThemePass below); <html data-sa-scrollables> says "marked" once every block is.
 //
+// A block that scrolls sideways also shows which way: data-sa-more="right", "left" or "both"
+// names the sides that hide more of it, and sa.css fades those edges. On a phone the scroll
+// bar is hidden until a finger moves, so a table or a heatmap cut at the screen's edge gave
+// no sign that the rest was a swipe away. A lab's own sideways box (class sa-scroll-x) is
+// marked too, again whenever the lab redraws (watchScrollables).
+//
 // Loaded by sa.js, a module that runs before the theme's deferred script.
 
-const SCROLLABLE = "pre, .cell_output > .output, .pst-scrollable-table-container, div.math";
+const SCROLLABLE = "pre, .cell_output > .output, .pst-scrollable-table-container, div.math, .sa-scroll-x";
+// A lab's region that its markup made focusable (the explorer's heatmap) keeps its tab stop.
+const OWN_TAB_STOP = "[role=region][tabindex]";
+const REDRAW_MS = 200; // a lab's redraw is marked once it has been still this long
 const SLICE_MS = 8; // the longest slice of reads when the browser gives no idle deadline
 const RESIZE_MS = 300;
 
@@ -22,15 +31,39 @@ const RESIZE_MS = 300;
 // a root) has a scrollHeight above its height, yet nothing in it moves, so it is no tab stop.
 // (The theme's own pass, taken over below, compared the heights alone.)
 const along = (overflow, content, box) => content > box && (overflow === "auto" || overflow === "scroll");
-const scrolls = (el) => {
-  const style = getComputedStyle(el);
-  return along(style.overflowX, el.scrollWidth, el.clientWidth)
-    || along(style.overflowY, el.scrollHeight, el.clientHeight);
-};
+const sideways = (el, style) => along(style.overflowX, el.scrollWidth, el.clientWidth);
+const scrolls = (el, style) => sideways(el, style) || along(style.overflowY, el.scrollHeight, el.clientHeight);
+
+// The sides of a sideways block that hide some of it ("" when none do).
+function hiddenSides(el) {
+  const left = el.scrollLeft > 1;
+  const right = el.scrollLeft + el.clientWidth < el.scrollWidth - 1;
+  return left && right ? "both" : left ? "left" : right ? "right" : "";
+}
+
+function showCue(el, more) {
+  if (more) {
+    if (el.dataset.saMore !== more) el.dataset.saMore = more;
+  } else if (el.dataset.saMore !== undefined) {
+    delete el.dataset.saMore;
+  }
+}
 
 function mark(el) {
-  const stop = scrolls(el) ? 0 : -1;
+  const style = getComputedStyle(el);
+  showCue(el, sideways(el, style) ? hiddenSides(el) : "");
+  if (el.matches(OWN_TAB_STOP)) return;
+  const stop = scrolls(el, style) ? 0 : -1;
   if (el.tabIndex !== stop) el.tabIndex = stop;
+}
+
+// Scroll events do not bubble, but they pass the document on their way down: one listener
+// follows every block that shows a cue.
+function followSidewaysScrolls() {
+  document.addEventListener("scroll", (event) => {
+    const el = event.target;
+    if (el instanceof Element && el.dataset.saMore !== undefined) showCue(el, hiddenSides(el));
+  }, { capture: true, passive: true });
 }
 
 const idle = typeof requestIdleCallback === "function"
@@ -67,6 +100,18 @@ export function markScrollables(root = document) {
   }
 }
 
+// A lab draws itself again when the reader changes it (a longer sentence, a wider heatmap): its
+// blocks are marked again once it has been still for REDRAW_MS. `marks` is the block to mark,
+// which may hold the lab (the cell output around it).
+export function watchScrollables(lab, marks = lab) {
+  markScrollables(marks);
+  let timer = null;
+  new MutationObserver(() => {
+    clearTimeout(timer);
+    timer = setTimeout(() => markScrollables(marks), REDRAW_MS);
+  }).observe(lab, { childList: true, subtree: true });
+}
+
 // The theme adds its pass as a "load" listener when its script runs (after this module, so
 // before the page has loaded). Recognised by what it does (it sets tabIndex from scrollWidth),
 // it is not added; everything else is. The wrapper is removed once the theme's script has run.
@@ -87,6 +132,7 @@ function takeOverThemePass() {
 // Mark at load, again after a resize, and inside what shows later: a <details> that opens,
 // a folded cell or a toggled block, a lab that has drawn itself.
 export function initScrollables() {
+  followSidewaysScrolls();
   const all = () => markScrollables(document);
   if (document.readyState === "complete") all();
   else window.addEventListener("load", all, { once: true });

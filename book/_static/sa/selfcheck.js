@@ -200,10 +200,13 @@ class Check {
   }
 
   commitPrediction(right, hint) {
+    const hadFocus = this.form.contains(document.activeElement);
     this.finish(right ? "predicted-right" : "predicted-wrong");
     this.lock();
     this.openAnswer();
     this.say(right ? "Your guess was right." : `Your guess was not right. ${hint}`, right ? "right" : "wrong");
+    // lock() disabled the focused button, which drops focus to <body>: keyboard users go on from the answer.
+    if (hadFocus) this.answer.querySelector("summary").focus();
   }
 
   lock() {

@@ -1,8 +1,8 @@
 """The "copying" lab of the chapter "Two heads that learned to copy": the trained model on the reader's sequence.
 
-The reader types a sequence of the symbols A to P, or picks one, and presses
-"Read": the model reads it one symbol at a time with a KV cache and shows its
-guess for the next symbol, with its probability. "Write the guess" appends
+The reader types a sequence of the symbols A to P and presses "Read", or
+presses one of the examples' buttons: the model reads it one symbol at a time
+with a KV cache and shows its guess for the next symbol, with its probability. "Write the guess" appends
 the guess and reads it too, so the model continues the sequence one symbol
 at a time. For the newest symbol the lab shows where the two named heads
 look: the previous-token head of layer 0 and the induction head of layer 1.

@@ -31,6 +31,8 @@ SIGNIFICANT = 6
 DECIMALS = 3
 #: The numbers of heads the reader can choose.
 HEAD_COUNTS = (1, 2, 4)
+#: The number of heads the lab opens with: the chapter's h, whose numbers the text quotes.
+START_H = 2
 
 
 def _rounded(a) -> list:
@@ -45,8 +47,8 @@ def _chapter_example() -> tuple:
 
 
 def several_heads_config(x=None, w_q=None, w_k=None, w_v=None, w_o=None, *, words=None,
-                         head_counts=HEAD_COUNTS) -> dict:
-    """The lab's JSON configuration: the words, their numbers, the four matrices and the choices of h.
+                         head_counts=HEAD_COUNTS, start=START_H) -> dict:
+    """The lab's JSON configuration: the words, their numbers, the four matrices, the choices of h and the first.
 
     Parameters
     ----------
@@ -59,6 +61,8 @@ def several_heads_config(x=None, w_q=None, w_k=None, w_v=None, w_o=None, *, word
         One name per row of ``x``; by default the package's words.
     head_counts : sequence of int
         The numbers of heads offered; each must divide ``d_model``.
+    start : int
+        The number of heads the lab opens with, one of ``head_counts``.
 
     Returns
     -------
@@ -68,13 +72,14 @@ def several_heads_config(x=None, w_q=None, w_k=None, w_v=None, w_o=None, *, word
     ------
     ValueError
         If only some arrays are given, the shapes disagree, a count of heads
-        does not divide ``d_model``, or there is not one word per row.
+        does not divide ``d_model``, ``start`` is not offered, or there is
+        not one word per row.
 
     Examples
     --------
     >>> c = several_heads_config()
-    >>> c["words"], c["headCounts"], len(c["x"][0])
-    (['cat', 'dog', 'car'], [1, 2, 4], 4)
+    >>> c["words"], c["headCounts"], c["start"], len(c["x"][0])
+    (['cat', 'dog', 'car'], [1, 2, 4], 2, 4)
     """
     arrays = (x, w_q, w_k, w_v, w_o)
     if all(a is None for a in arrays):
@@ -91,12 +96,14 @@ def several_heads_config(x=None, w_q=None, w_k=None, w_v=None, w_o=None, *, word
     for h in head_counts:
         if not (isinstance(h, int) and h > 0 and d_model % h == 0):
             raise ValueError(f"{h} heads do not divide d_model = {d_model}")
+    if start not in head_counts:
+        raise ValueError(f"the lab cannot open with h = {start}: it offers {list(head_counts)}")
     words = list(sa.WORDS if words is None else words)
     if len(words) != x.shape[0]:
         raise ValueError(f"{len(words)} words for {x.shape[0]} rows of x")
     return {"words": words, "x": _rounded(x), "W_Q": _rounded(mats[0]), "W_K": _rounded(mats[1]),
             "W_V": _rounded(mats[2]), "W_O": _rounded(mats[3]), "headCounts": list(head_counts),
-            "decimals": DECIMALS}
+            "start": start, "decimals": DECIMALS}
 
 
 def _arrays(config: dict) -> tuple:
@@ -161,13 +168,19 @@ def several_heads_states(config: dict) -> list[dict]:
 def several_heads_fixture(config: dict) -> dict:
     """What the browser tests compare the lab with, for the lab configured by ``config``.
 
+    ``opens`` is what the lab shows before the reader chooses anything: the
+    first head of the chapter's h.
+
     Examples
     --------
     >>> f = several_heads_fixture(several_heads_config())
-    >>> len(f["states"]), f["words"]
-    (5, ['cat', 'dog', 'car'])
+    >>> len(f["states"]), f["words"], f["opens"]["h"]
+    (5, ['cat', 'dog', 'car'], 2)
     """
-    return {"states": several_heads_states(config), "words": config["words"]}
+    start = config["start"]
+    opens = {"name": f"opens at h = {start}, head 0", "h": start, "head": 0, "projections": False,
+             "shown": computed(config, start, 0)}
+    return {"states": several_heads_states(config), "words": config["words"], "opens": opens}
 
 
 def several_heads_lab(x=None, w_q=None, w_k=None, w_v=None, w_o=None, *, lab_id: str = "heads-lab",
@@ -180,10 +193,12 @@ def several_heads_lab(x=None, w_q=None, w_k=None, w_v=None, w_o=None, *, lab_id:
     True
     """
     config = several_heads_config(x, w_q, w_k, w_v, w_o, words=words)
-    shown = computed(config, 2, 0)
+    start = config["start"]
+    shown = computed(config, start, 0)
     first = config["words"][0]
     row = ", ".join(f"{esc(w)} {v}" for w, v in zip(config["words"], shown["weights"][0]))
-    fallback = ('<p class="sa-lab-fallback">This lab needs JavaScript. With h = 2 heads, '
+    fallback = (f'<p class="sa-lab-fallback">This lab needs JavaScript. With h = {start} '
+                f'{"head" if start == 1 else "heads"}, '
                 f"{esc(first)} gives these weights in head 0: {row}.</p>")
     return lab_element("several-heads", lab_id, config, fallback)
 

@@ -1,7 +1,9 @@
 // Lab "copying" (chapter "Two heads that learned to copy"): the trained copying model on the
-// reader's own sequence. "Read" feeds the sequence one symbol at a time with a KV cache and
-// shows the guess for the next symbol; "Write the guess" appends it and reads it too. For the
-// newest symbol, two rows show where the previous-token head and the induction head look.
+// reader's own sequence, or on an example (a button each: a <select> would read an example as
+// soon as the keyboard's arrows passed it, over what the reader had typed). "Read" feeds the
+// sequence one symbol at a time with a KV cache and shows the guess for the next symbol;
+// "Write the guess" appends it and reads it too. For the newest symbol, two rows show where the
+// previous-token head and the induction head look.
 // The maths is maths.js's copyingStep; the page computes the config with
 // booktools.labs.copying, whose fixture the browser tests compare with. No globals.
 import { removeFallback } from "../contract.js";
@@ -15,12 +17,12 @@ export function mount(root, config) {
   const { symbols, positions, heads, params, examples, decimals, dHead } = config;
   const id = root.id || "copy-lab";
 
+  // No maxlength: it would cut a longer sequence without a word. readTyped says it is too long.
   const input = h("input", { type: "text", id: `${id}-text`, "data-part": "input", autocomplete: "off",
-    spellcheck: "false", maxlength: String(positions), value: examples[0], "aria-describedby": `${id}-help` });
+    spellcheck: "false", value: examples[0], "aria-describedby": `${id}-help` });
   const label = h("label", { for: `${id}-text` }, "Your sequence (A to P)");
-  const pick = h("select", { "data-part": "pick", "aria-label": "Pick an example" },
-    h("option", { value: "" }, "Pick an example…"),
-    ...examples.map((e, i) => h("option", { value: String(i) }, e)));
+  const picks = examples.map((e, i) => h("button", { type: "button", class: "sa-copy-example",
+    "data-example": String(i) }, e));
   const read = h("button", { type: "button", "data-action": "read" }, "Read");
   const write = h("button", { type: "button", "data-action": "write" }, "Write the guess");
   const help = h("p", { class: "sa-panel-hint", id: `${id}-help` },
@@ -31,8 +33,10 @@ export function mount(root, config) {
   const status = h("p", { class: "sa-panel-status", role: "status", "aria-live": "polite" });
   removeFallback(root);
   root.append(h("div", { class: "sa-panel sa-copy" },
-    h("div", { class: "sa-panel-controls" }, h("div", { class: "sa-copy-field" }, label, input), pick,
+    h("div", { class: "sa-panel-controls" }, h("div", { class: "sa-copy-field" }, label, input),
       h("div", { class: "sa-panel-buttons" }, read, write)),
+    h("div", { class: "sa-panel-buttons sa-copy-examples", role: "group", "aria-labelledby": `${id}-examples` },
+      h("span", { id: `${id}-examples` }, "Or read an example:"), ...picks),
     help, seq, guess, rows, status));
 
   let tokens = [];
@@ -75,27 +79,34 @@ export function mount(root, config) {
     });
   }
 
+  const count = (n) => (n === 1 ? "1 symbol" : `${n} symbols`);
+
   function readTyped() {
     const text = input.value.replace(/\s/g, "").toUpperCase();
     const bad = [...new Set([...text].filter((c) => !symbols.includes(c)))];
     if (!text) { status.textContent = "Type at least one symbol, A to P."; input.focus(); return; }
     if (bad.length) { status.textContent = `Only the letters A to P are symbols here, not ${bad.join(", ")}.`; input.focus(); return; }
-    if (text.length > positions) { status.textContent = `At most ${positions} symbols.`; input.focus(); return; }
+    if (text.length > positions) {
+      status.textContent = `That is ${count(text.length)}: the model reads at most ${positions}. Remove ${text.length - positions}.`;
+      input.focus();
+      return;
+    }
     tokens = [];
     cache = copyingCache(params.W_Q.length, params.W_Q[0][0].length / dHead);
     for (const c of text) feed(symbols.indexOf(c));
     render();
-    status.textContent = tokens.length >= positions ? `Read ${tokens.length} symbols; the sequence is full.`
-      : `Read ${tokens.length} symbols. The model guesses ${guess.dataset.guess}.`;
+    status.textContent = tokens.length >= positions ? `Read ${count(tokens.length)}; the sequence is full.`
+      : `Read ${count(tokens.length)}. The model guesses ${guess.dataset.guess}.`;
   }
 
   read.addEventListener("click", readTyped);
   input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); readTyped(); } });
-  pick.addEventListener("change", () => {
-    if (pick.value === "") return;
-    input.value = examples[Number(pick.value)];
-    readTyped();
-  });
+  for (const button of picks) {
+    button.addEventListener("click", () => {
+      input.value = examples[Number(button.dataset.example)];
+      readTyped();
+    });
+  }
   write.addEventListener("click", () => {
     if (!last) { readTyped(); return; }
     if (tokens.length >= positions) { status.textContent = `The sequence is full: the model has ${positions} positions.`; return; }

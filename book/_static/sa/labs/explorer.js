@@ -81,13 +81,14 @@ export function mount(root, config) {
   // --- The heatmap.
   const caption = h("p", { class: "sa-ex-grid-title", id: `${id}-grid-title` });
   const table = h("table", { class: "sa-ex-grid", "aria-labelledby": caption.id });
-  // Focusable, so that keyboard users can scroll it on a narrow screen.
+  // Focusable, so that keyboard users can scroll it on a narrow screen; on a phone its edge
+  // fades where more of it lies beyond (sa-scroll-x: scrollables.js and sa.css).
   // A sentence longer than config.table_tokens is drawn on a canvas instead: a table of
   // thousands of cells takes the browser seconds to lay out, and the row of tokens above
   // (the strip) gives every number of the shown row anyway.
   const tableMax = config.table_tokens || 40;
   const canvas = h("canvas", { class: "sa-ex-canvas", role: "img", hidden: "" });
-  const wrap = h("div", { class: "sa-ex-grid-wrap", tabindex: "0", role: "region",
+  const wrap = h("div", { class: "sa-ex-grid-wrap sa-scroll-x", tabindex: "0", role: "region",
     "aria-labelledby": caption.id }, table, canvas);
   const bigNote = h("p", { class: "sa-panel-hint sa-ex-big-note", hidden: "" });
 

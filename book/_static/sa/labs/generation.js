@@ -42,7 +42,7 @@ export function mount(root, config) {
   removeFallback(root);
   root.append(h("div", { class: "sa-panel sa-gen" }, controls,
     h("div", { class: "sa-panel-body" },
-      h("div", { class: "sa-gen-wrap" }, text, table),
+      h("div", { class: "sa-gen-wrap sa-scroll-x" }, text, table),
       h("div", { class: "sa-panel-side" }, counts, keptTitle, kept, status, hint))));
 
   function render() {

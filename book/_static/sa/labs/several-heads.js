@@ -1,8 +1,9 @@
 // Lab "several-heads" (chapter "Several heads"): one small sentence computed with h heads.
-// The reader chooses h (1, 2 or 4) and a head, and sees that head's table of weights (row: the
-// word that looks; column: the word looked at) and the heads' joined output after W_O. A
-// checkbox makes each head's queries, keys and values as h projections of the whole word
-// instead of one W_Q cut into columns; the status line says whether the numbers agree.
+// The reader chooses h (1, 2 or 4; it opens at the chapter's h) and a head, and sees that
+// head's table of weights (row: the word that looks; column: the word looked at) and the
+// heads' joined output after W_O. A checkbox makes each head's queries, keys and values as h
+// projections of the whole word instead of one W_Q cut into columns; the status line says
+// whether the numbers agree.
 // The maths is maths.js's multiHead; the page computes the config with
 // booktools.labs.several_heads, whose fixture the browser tests compare with. No globals.
 import { removeFallback } from "../contract.js";
@@ -13,7 +14,7 @@ import { multiHead } from "../maths.js";
 export function mount(root, config) {
   loadStylesheet(new URL("./panel.css", import.meta.url));
   loadStylesheet(new URL("./several-heads.css", import.meta.url));
-  const { words, x, W_Q, W_K, W_V, W_O, headCounts, decimals } = config;
+  const { words, x, W_Q, W_K, W_V, W_O, headCounts, start, decimals } = config;
   const id = root.id || "heads-lab";
   const dModel = x[0].length;
 
@@ -21,8 +22,8 @@ export function mount(root, config) {
     ...headCounts.map((n) => h("option", { value: String(n) }, String(n))));
   const head = h("select", { id: `${id}-head`, "data-part": "head" });
   const toggle = h("input", { type: "checkbox", id: `${id}-proj`, "data-part": "projections" });
-  const weightsBox = h("div", { class: "sa-heads-scroll", "data-part": "weights" });
-  const outputBox = h("div", { class: "sa-heads-scroll", "data-part": "output" });
+  const weightsBox = h("div", { class: "sa-heads-scroll sa-scroll-x", "data-part": "weights" });
+  const outputBox = h("div", { class: "sa-heads-scroll sa-scroll-x", "data-part": "output" });
   const status = h("p", { class: "sa-panel-status", role: "status", "aria-live": "polite" });
   removeFallback(root);
   root.append(h("div", { class: "sa-panel sa-heads" },
@@ -62,7 +63,8 @@ export function mount(root, config) {
     root.dataset.head = String(i);
     weightsBox.replaceChildren(table(`Head ${i} of ${n}: its weights (d_head = ${dModel / n}). Row: the word that looks; every row adds up to 1.`,
       words, words, result.weights[i], "looks at →", "weights"));
-    outputBox.replaceChildren(table(`The ${n} heads' outputs side by side, times W_O: one row of ${dModel} numbers per word.`,
+    const joined = n === 1 ? "The one head's output" : `The ${n} heads' outputs side by side`;
+    outputBox.replaceChildren(table(`${joined}, times W_O: one row of ${dModel} numbers per word.`,
       words, Array.from({ length: dModel }, (_, c) => String(c)), result.output, "word", "output"));
     if (!announce) return;
     const how = splitColumns ? "one W_Q split into columns" : "h projections of the whole word";
@@ -75,6 +77,7 @@ export function mount(root, config) {
   count.addEventListener("change", () => { fillHeads(); render(true); });
   head.addEventListener("change", () => render(true));
   toggle.addEventListener("change", () => render(true));
+  count.value = String(headCounts.includes(start) ? start : headCounts[0]); // the h the chapter's text quotes
   fillHeads();
   render(false);
 }
