@@ -6,33 +6,33 @@ One module per chapter topic, and one shared compare step:
   the shape tips and the message format every checker uses, and
   ``Diagnoses``, the list of messages
   each checker declares (a test triggers every one);
-* ``blend`` -- :func:`~selfattention.check_blend` (chapter 1);
-* ``rnn`` -- :func:`~selfattention.check_rnn_states` (chapter 2);
-* ``scores`` -- :func:`~selfattention.check_scores` (chapter 3)
-  and :func:`~selfattention.check_head_scores` (chapter 4);
-* ``learning`` -- :func:`~selfattention.check_gradient_step` (chapter 5);
-* ``scaling`` -- :func:`~selfattention.check_scaled_row` (chapter 6);
-* ``head`` -- :func:`~selfattention.check_head` (chapter 7);
-* ``masks`` -- :func:`~selfattention.check_causal_mask` (chapter 8);
-* ``cross`` -- :func:`~selfattention.check_cross_weights` (chapter 9);
-* ``positions`` -- :func:`~selfattention.check_rope` (chapter 10, "Where
-  each word stands");
+* ``blend`` -- :func:`~selfattention.check_blend` (:doc:`/words-are-islands`);
+* ``rnn`` -- :func:`~selfattention.check_rnn_states` (:doc:`/why-not-left-to-right`);
+* ``scores`` -- :func:`~selfattention.check_scores` (:doc:`/weighted-average`)
+  and :func:`~selfattention.check_head_scores` (:doc:`/queries-keys-values`);
+* ``learning`` -- :func:`~selfattention.check_gradient_step` (:doc:`/learning-where-to-look`);
+* ``scaling`` -- :func:`~selfattention.check_scaled_row` (:doc:`/why-divide-by-sqrt-dk`);
+* ``head`` -- :func:`~selfattention.check_head` (:doc:`/one-head-in-code`);
+* ``masks`` -- :func:`~selfattention.check_causal_mask` (:doc:`/causal-masking`);
+* ``cross`` -- :func:`~selfattention.check_cross_weights` (:doc:`/self-and-cross-attention`);
+* ``positions`` -- :func:`~selfattention.check_rope` (:doc:`/where-each-word-stands`);
+* ``multihead`` -- :func:`~selfattention.check_split_heads` (:doc:`/several-heads`);
 * ``model`` -- :func:`~selfattention.check_strongest_head` and
-  :func:`~selfattention.check_head_counts` (chapter 11);
+  :func:`~selfattention.check_head_counts` (:doc:`/attention-in-a-real-model`);
 * ``cost`` -- :func:`~selfattention.check_score_memory` and
-  :func:`~selfattention.check_window_count` (chapter 12);
-* ``generation`` -- :func:`~selfattention.check_decode_step` (chapter 13);
-* ``multihead`` -- :func:`~selfattention.check_split_heads` (chapter 14);
+  :func:`~selfattention.check_window_count` (:doc:`/the-cost-of-full-context`);
+* ``generation`` -- :func:`~selfattention.check_decode_step` (:doc:`/one-word-at-a-time`);
 * ``induction`` -- :func:`~selfattention.check_induction_score` and
-  :func:`~selfattention.check_ablated_loss` (chapter "Two heads that learned to copy");
-* ``block`` -- :func:`~selfattention.check_bert_layer` (the last chapter, "The whole block").
+  :func:`~selfattention.check_ablated_loss` (:doc:`/two-heads-that-copy`);
+* ``block`` -- :func:`~selfattention.check_bert_layer` (:doc:`/the-whole-block`).
 
 A value counts as right within 100 eps (abs(expected) + the largest abs(expected)),
 eps being the machine epsilon of the answer: float32's for float32 arrays (as
 torch's .numpy() gives), float64's otherwise; a float16 answer is judged with
 float16's rounding (10 of its eps), and an expected inf only by the same inf.
-Booleans and counts are compared exactly. The package exports every checker at its
-top level (``sa.check_scores``).
+Booleans and counts are compared exactly. A float64 answer that is right only to
+float32's precision (float32 somewhere inside) is told so. The package exports every
+checker at its top level (``sa.check_scores``).
 
 Examples
 --------

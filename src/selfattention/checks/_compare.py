@@ -31,11 +31,18 @@ An expected ``inf`` or ``-inf`` (a masked score, say) is matched by the
 same infinity only, and does not widen the tolerance of the other values.
 Counts and booleans (``exact=True``) are compared exactly.
 
+A float64 answer that misses the float64 tolerance but meets float32's, off
+by about float32's rounding (at least half its eps of the largest value,
+:func:`float32_sized`), was most likely computed in float32 somewhere along
+the way (a float32 input divided by a float64 ``np.sqrt``, say, which NumPy 2
+turns into float64). It is not accepted, since it is judged as float64, but
+it gets its own message, "float32-inside", instead of a wrong value.
+
 The diagnoses
 -------------
 A checker declares every message it can give in a :class:`Diagnoses`: one
 id per diagnosis, with its template. :attr:`Diagnoses.ids` is what the test
-``tests/selfattention/test_checks.py`` enumerates, so each declared
+``tests/selfattention/checks/test_diagnoses.py`` enumerates, so each declared
 diagnosis is triggered by a test; a checker has no other way to word a
 verdict.
 """
@@ -69,6 +76,10 @@ GENERIC = {
     "shape": "{name} has shape {got} but should be {expected}: {layout}",
     "not-finite": "{name} contains NaN or inf.",
     "rounded": "Close, but rounded to {decimals} decimals: check the numbers as computed, not as printed.",
+    "float32-inside": "{name} is float64 but right only to float32's precision: its values differ by what "
+                      "float32's rounding gives, so part of it was probably computed in float32. Keep every "
+                      "step in one dtype: all float64, or all float32 (a float32 answer is judged at float32's "
+                      "precision).",
     "value": "Wrong value{where}: {got} where {expected} was expected.",
 }
 
@@ -245,6 +256,30 @@ def close(got: np.ndarray, expected, eps: float, *, exact: bool = False) -> bool
         return bool(np.all((g == e) | (np.abs(g - e) <= tolerance(e, eps))))
 
 
+def float32_sized(got: np.ndarray, expected) -> bool:
+    """Whether ``got`` misses ``expected`` by what float32's rounding gives: within its tolerance, and no less.
+
+    The largest difference is at least half a float32 eps of the largest
+    value (what rounding to float32 alone can give), and every value is within
+    float32's tolerance: the signature of float32 somewhere inside a float64
+    answer.
+
+    Examples
+    --------
+    >>> e = np.array([1.0, 2.0])
+    >>> float32_sized(e + [0, 3e-7], e), float32_sized(e + [0, 1e-10], e), float32_sized(e + [0, 1e-3], e)
+    (True, False, False)
+    """
+    g = np.asarray(got, dtype=np.float64)
+    e = np.asarray(expected, dtype=np.float64)
+    if g.shape != e.shape or not close(g, e, EPS32):
+        return False
+    finite = np.isfinite(e)
+    if not finite.any():
+        return False
+    return bool(np.abs(g - e)[finite].max() >= EPS32 / 2 * np.abs(e[finite]).max())
+
+
 def two_numbers(got: float, expected: float) -> tuple[str, str]:
     """``got`` and ``expected`` printed with as few digits as tell them apart (4 at least).
 
@@ -357,7 +392,9 @@ def compare(answer, expected, diagnoses: Diagnoses, *, name: str, layout: str,
     4. Another shape: "shape", followed by the message of
        ``shape_tips[shape]`` (a diagnosis id) if there is one.
     5. NaN or inf where no such inf is expected: "not-finite".
-    6. ``fallback(answer, eps)``, if given and not None; otherwise "value",
+    6. If the checker declares "float32-inside": a float64 answer off by
+       float32's rounding (:func:`float32_sized`) gets it.
+    7. ``fallback(answer, eps)``, if given and not None; otherwise "value",
        with the worst value printed with enough digits to differ.
 
     Parameters
@@ -399,6 +436,10 @@ def compare(answer, expected, diagnoses: Diagnoses, *, name: str, layout: str,
     ✗ You doubled it.
     >>> print(compare(e + [0, 1e-3], e, d, name="x", layout="two numbers."))
     ✗ Wrong value at position 1: 2.001 where 2 was expected.
+    >>> print(compare(e + [0, 3e-7], e, d, name="x", layout="two numbers."))  # doctest: +NORMALIZE_WHITESPACE
+    ✗ x is float64 but right only to float32's precision: its values differ by what float32's rounding
+    gives, so part of it was probably computed in float32. Keep every step in one dtype: all float64, or
+    all float32 (a float32 answer is judged at float32's precision).
     """
     got = read_answer(answer, name, diagnoses, exact=exact)
     if isinstance(got, Feedback):
@@ -421,6 +462,8 @@ def compare(answer, expected, diagnoses: Diagnoses, *, name: str, layout: str,
         return Feedback(False, f"{message} {diagnoses.text(tip, **(tip_fields or {}))}", tip)
     if not exact and np.any(~np.isfinite(got) & (got != np.asarray(expected))):  # not an expected inf
         return diagnoses.wrong("not-finite", name=name)
+    if not exact and eps == EPS64 and "float32-inside" in diagnoses.ids and float32_sized(got, expected):
+        return diagnoses.wrong("float32-inside", name=name)
     if fallback is not None:
         verdict = fallback(got, eps)
         if verdict is not None:

@@ -1,4 +1,4 @@
-"""Checker of the three moves (look, score, blend) for one word (chapter 1)."""
+"""Checker of the three moves (look, score, blend) for one word (book/words-are-islands.md, "Words are islands")."""
 
 from __future__ import annotations
 
@@ -17,7 +17,12 @@ BLEND = Diagnoses("check_blend", "Right: {name}'s blend matches.", {
     "itself": "That is {name} itself: the blend mixes in every word, by its share.",
     "scores-as-shares": "You blended with the scores. Turn them into shares with softmax first, "
                         "so that they are positive and add up to 1.",
-    "no-scale": "The blend is too sharp: did you forget to divide the scores by sqrt(d_k) = sqrt({d_k})?",
+    "no-scale": "The blend is too sharp: did you forget to divide the scores by sqrt({d_k}), the square root "
+                "of the number of numbers per word?",
+    "by-d_k": "You divided the scores by {d_k}, the number of numbers per word: divide by its square root, "
+              "sqrt({d_k}).",
+    "not-normalised": "You blended with np.exp of the scores, which do not add up to 1: divide them by their "
+                      "sum first, so that they become shares (softmax).",
     "other-word": "That is {other}'s blend: score with {name}'s vector, row {word} of X.",
 })
 
@@ -43,7 +48,9 @@ def check_blend(output, word: int = 2, x=None) -> Feedback:
     Feedback
         ``ok`` is True if ``output`` is right; the message names the likely
         mistake otherwise (the shares instead of the blend, a plain average, the
-        scores used as shares, no scaling, another word, rounded numbers). A value
+        scores used as shares, no scaling, a division by ``d_k`` instead of its
+        square root, exponentials that are not normalised, another word,
+        rounded numbers). A value
         counts as right within 100 eps (abs(expected) + the largest
         abs(expected)), eps being the machine epsilon of the answer: float32's for
         float32 arrays (as torch's .numpy() gives), float64's otherwise; a float16
@@ -89,7 +96,9 @@ def check_blend(output, word: int = 2, x=None) -> Feedback:
              (x.mean(axis=0), "plain-average", {"name": name}),
              (x[word], "itself", {"name": name}),
              (scores @ x, "scores-as-shares", {}),
-             (blend_of(word, scale=False), "no-scale", {"d_k": d_k})]
+             (blend_of(word, scale=False), "no-scale", {"d_k": d_k}),
+             (softmax(scores * np.sqrt(d_k) / d_k) @ x if d_k != 1 else None, "by-d_k", {"d_k": d_k}),
+             (np.exp(scores) @ x, "not-normalised", {})]
     slips += [(blend_of(other), "other-word", {"other": names.get(other, f"word {other}"), "name": name,
                                                "word": word})
               for other in range(n) if other != word]

@@ -1,4 +1,4 @@
-"""Checker of one whole encoder layer built from its parts (chapter 15, "The whole block").
+"""Checker of one whole encoder layer built from its parts (book/the-whole-block.md, "The whole block").
 
 It runs all-MiniLM-L6-v2 (:func:`selfattention.minilm.encode`) on the
 exercise's sentence to know the right answer, so it needs the model's files
@@ -13,8 +13,10 @@ import numbers
 import numpy as np
 
 from .. import minilm
+from ..attention import causal_mask
 from ..bert import bert_layer, feed_forward, layer_norm
-from ..multihead import multi_head_attention
+from ..multihead import concat_heads, multi_head_attention, split_heads
+from ..softmax import softmax
 from ._compare import Diagnoses, Feedback, compare
 
 #: The exercise's sentence.
@@ -36,6 +38,15 @@ BERT_LAYER = Diagnoses(
                   "LN(x + Attn(x)).",
         "other-layer": "These are the matrices of layer {other}: take every weight of "
                        "\"encoder.layer.{layer}.\".",
+        "by-sqrt-d_model": "Each head's scores were divided by sqrt({d_model}), the square root of d_model. "
+                           "A head compares queries and keys of d_head = {d_head} numbers: divide by "
+                           "sqrt({d_head}) (sa.multi_head_attention does it for you).",
+        "one-head": "That is one head of {d_model} numbers: MiniLM has h = {h} heads of {d_head}. Pass "
+                    "h=config.num_attention_heads.",
+        "causal": "That is the layer with a causal mask: BERT is an encoder, and every token reads the whole "
+                  "sentence, the tokens after it too. Leave causal at False.",
+        "columns": "Softmax ran down the columns of each head's scores (axis=0 or axis=-2). Each row must add "
+                   "up to 1: softmax(scores, axis=-1).",
     })
 
 
@@ -77,6 +88,24 @@ def _parts(layer: int):
     return w, attention, norm1, norm2, mlp
 
 
+def _slipped_attention(layer: int, y: np.ndarray, *, h: int | None = None, divide_by: float | None = None,
+                       axis: int = -1, causal: bool = False) -> np.ndarray:
+    """The heads' output, Attn(y), written out with one slip: ``h`` heads, another divisor, softmax axis or a mask."""
+    weights, config = _model()
+    a = f"encoder.layer.{layer}.attention."
+    w = {n: np.asarray(weights[a + n + ".weight"], np.float64).T for n in ("self.query", "self.key", "self.value",
+                                                                           "output.dense")}
+    b = {n: np.asarray(weights[a + n + ".bias"], np.float64) for n in w}
+    h = config.num_attention_heads if h is None else h
+    q, k, v = (split_heads(y @ w[n] + b[n], h) for n in ("self.query", "self.key", "self.value"))  # (h, L, d_head)
+    d_head = q.shape[-1]
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_head if divide_by is None else divide_by)      # (h, L, L)
+    if causal:
+        scores = np.where(causal_mask(scores.shape[-1]), scores, -np.inf)
+    heads = softmax(scores, axis=axis) @ v                                                        # (h, L, d_head)
+    return concat_heads(heads) @ w["output.dense"] + b["output.dense"]                            # (L, d_model)
+
+
 def check_bert_layer(out, layer: int = 1, *, sentence: str = SENTENCE) -> Feedback:
     """Check the reader's layer of MiniLM, built from its parts: post-LN, as BERT computes it.
 
@@ -100,8 +129,13 @@ def check_bert_layer(out, layer: int = 1, *, sentence: str = SENTENCE) -> Feedba
         likely slip: the input returned unchanged, the heads' output alone,
         only the first half of the layer, the second norm left out, the
         first residual sum left out, the pre-LN order of GPT-2, another
-        layer's weights, or rounded numbers. The right answer is computed in
-        float64. A value counts as right within 100 eps (abs(expected) + the
+        layer's weights, scores divided by ``sqrt(d_model)`` instead of
+        ``sqrt(d_head)``, one head instead of 12, a causal mask, softmax
+        down the columns, or rounded numbers. The right answer is computed
+        in float64, with the exact GELU (:func:`~selfattention.bert.layers.gelu`,
+        on ``math.erfc``), so a right float64 answer (NumPy with
+        ``math.erf``, or PyTorch in ``.double()``) passes, and so does a
+        float32 one. A value counts as right within 100 eps (abs(expected) + the
         largest abs(expected)), eps being the machine epsilon of the answer:
         float32's for float32 arrays (as torch's .numpy() gives), float64's
         otherwise; a float16 answer is judged with float16's rounding (10 of
@@ -160,4 +194,11 @@ def _answers(layer: int, sentence: str):
         (np.asarray(bert_layer(x, weights, other, config)[0], np.float64), "other-layer",
          {"other": other, "layer": layer}),
     )
+    d_model, h = config.hidden_size, config.num_attention_heads
+    sizes = {"d_model": d_model, "d_head": d_model // h, "h": h}
+    variants = (({"divide_by": d_model}, "by-sqrt-d_model"), ({"h": 1}, "one-head"), ({"causal": True}, "causal"),
+                ({"axis": -2}, "columns"))
+    for change, slip in variants:
+        y = norm1(x + _slipped_attention(layer, x, **change))               # the first half, with the slip
+        slips += ((norm2(y + mlp(y)), slip, sizes),)
     return expected, slips

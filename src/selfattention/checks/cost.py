@@ -1,4 +1,4 @@
-"""Checkers of the two counting exercises of chapter 12, "The cost of full context"."""
+"""Checkers of the two counting exercises of book/the-cost-of-full-context.md, "The cost of full context"."""
 
 from __future__ import annotations
 

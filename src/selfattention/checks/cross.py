@@ -1,10 +1,12 @@
-"""Checker of cross-attention weights (chapter 9, "Self- and cross-attention")."""
+"""Checker of cross-attention weights (book/self-and-cross-attention.md)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .._validate import as_float_array
+from ..attention import causal_mask
+from ..causal_alignment import causal_mask_bottom_right
 from ..cross import cat_is_sleeping, cross_attention
 from ..softmax import softmax
 from ._compare import Diagnoses, Feedback, compare
@@ -14,9 +16,15 @@ CROSS_WEIGHTS = Diagnoses(
     "Right: weights has shape {shape}, one row per query and one column per key, and every value matches.", {
         "columns": "Each column adds up to 1, not each row: apply softmax along the rows (axis=-1). Each word "
                    "that looks shares out its own attention.",
+        "whole-table": "Softmax ran over the whole table at once, so the whole table adds up to 1. Run it "
+                       "along each row, softmax(scores, axis=-1): each word that looks shares out its own "
+                       "attention.",
         "scores": "These are the scores: turn each row into weights with softmax.",
         "no-scale": "The weights are too sharp: did you forget to divide the scores by sqrt(d_k) = sqrt({d_k})?",
-        "no-W_Q": "You used x_q itself as the queries: project it first, Q = x_q @ W_Q.",
+        "projection": "Your queries or keys are not projected as they should be: Q = x_q @ W_Q and "
+                      "K = x_kv @ W_K.",
+        "causal": "That is a causal mask on cross-attention: the whole sentence looked at is known, so every "
+                  "word that looks may read all of it. Use no mask.",
         "K@Q.T": "Did you write K @ Q.T instead of Q @ K.T?",
         "self-q": "That is the sequence that looks attending to itself: the keys come from x_kv.",
         "self-kv": "That is the sequence looked at attending to itself: the queries come from x_q.",
@@ -48,8 +56,10 @@ def check_cross_weights(weights, x_q=None, x_kv=None, w_q=None, w_k=None) -> Fee
     Feedback
         ``ok`` is True if ``weights`` is right; otherwise the message names the
         likely slip: the table transposed (``K @ Q.T``), one sequence used for
-        both sides, softmax down the columns, the scores instead of the
-        weights, no query matrix, a missing scale, or rounded numbers. A value
+        both sides, softmax down the columns or over the whole table, the
+        scores instead of the weights, queries or keys not projected with
+        their own matrix, a causal mask (cross-attention has none), a missing
+        scale, or rounded numbers. A value
         counts as right within 100 eps (abs(expected) + the largest
         abs(expected)), eps being the machine epsilon of the answer: float32's
         for float32 arrays (as torch's .numpy() gives), float64's otherwise; a
@@ -91,13 +101,23 @@ def check_cross_weights(weights, x_q=None, x_kv=None, w_q=None, w_k=None) -> Fee
     d_k = q.shape[1]
     root = np.sqrt(d_k)
     scores = q @ k.T / root  # (L, S)
+    projections = []  # W_Q left out; the keys projected with W_Q; neither projected
+    if x_q.shape[1] == d_k:
+        projections.append(softmax(x_q @ k.T / root))
+    if x_kv.shape[1] == w_q.shape[0]:
+        projections.append(softmax(q @ (x_kv @ w_q).T / root))
+    if x_q.shape[1] == x_kv.shape[1]:
+        projections.append(softmax(x_q @ x_kv.T / root))
     return compare(
         weights, expected, CROSS_WEIGHTS, name="weights",
         layout=f"one row per word of the sequence that looks ({L}), one column per word it reads ({S}).",
         right={"shape": expected.shape},
         slips=[(softmax(scores, axis=0), "columns", {}),
+               (softmax(scores.ravel()).reshape(scores.shape), "whole-table", {}),
                (scores, "scores", {}),
                (softmax(scores * root), "no-scale", {"d_k": d_k}),
-               (softmax(x_q @ k.T / root) if x_q.shape[1] == d_k else None, "no-W_Q", {})],
+               *[(value, "projection", {}) for value in projections],
+               *[(softmax(np.where(mask, scores, -np.inf)), "causal", {})
+                 for mask in (causal_mask(L, S), causal_mask_bottom_right(L, S))]],
         shape_tips={(L, L): "self-q", (S, S): "self-kv", (S, L): "K@Q.T"},
     )

@@ -1,4 +1,4 @@
-"""Checker of one decode step with a KV cache (chapter 13, "One word at a time")."""
+"""Checker of one decode step with a KV cache (book/one-word-at-a-time.md, "One word at a time")."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from .._validate import as_float_array
 from ..attention import causal_mask, scaled_dot_product_attention
 from ..causal_alignment import causal_mask_bottom_right
 from ..generation import decode_example
+from ..softmax import softmax
 from ._compare import Diagnoses, Feedback, compare
 
 DECODE_STEP = Diagnoses(
@@ -23,6 +24,15 @@ DECODE_STEP = Diagnoses(
         "kv-swapped": "The keys and the values are swapped: score the queries against the keys, then "
                       "average the values.",
         "weights": "These are the weights, ({L}, {S}): multiply them by the values to get the output.",
+        "columns": "Softmax ran down the columns (axis=0): each new token's row of weights must add up to 1. "
+                   "Use softmax(scores, axis=-1).",
+        "whole-table": "Softmax ran over the whole table at once, so the whole table adds up to 1. Run it "
+                       "along each row, softmax(scores, axis=-1): each new token shares out its own attention.",
+        "mask-after-softmax": "The mask came after softmax: the blocked keys were zeroed (or pushed down) in "
+                              "the weights, so a row no longer adds up to 1. Mask the scores before softmax: "
+                              "np.where(mask, scores, -np.inf).",
+        "not-finite": "out contains NaN or inf. A -inf belongs in the scores, before softmax: added to the "
+                      "weights after it, it turns the output into inf or NaN.",
     })
 
 
@@ -49,8 +59,9 @@ def check_decode_step(out, q_new=None, k_new=None, v_new=None, k_cache=None, v_c
     Feedback
         ``ok`` is True if ``out`` is right; otherwise the message names the likely
         slip: attending before appending the new keys, the top-left mask, no mask,
-        a missing scale, keys and values swapped, the weights instead of the
-        output, or rounded numbers. A value counts as right within 100 eps
+        a missing scale, keys and values swapped, softmax down the columns or
+        over the whole table, the mask applied after softmax, the weights
+        instead of the output, or rounded numbers. A value counts as right within 100 eps
         (abs(expected) + the largest abs(expected)), eps being the machine epsilon
         of the answer: float32's for float32 arrays (as torch's .numpy() gives),
         float64's otherwise; a float16 answer is judged with float16's rounding (10
@@ -89,6 +100,11 @@ def check_decode_step(out, q_new=None, k_new=None, v_new=None, k_cache=None, v_c
     right = causal_mask_bottom_right(L, S)  # (L, S)
     expected = scaled_dot_product_attention(q, K, V, mask=right)  # (L, d_k)
     fields = {"L": L, "S": S}
+    scores = q @ K.T / np.sqrt(d_k)                                 # (L, S)
+    blocked = np.where(right, scores, -np.inf)                      # (L, S)
+    free = softmax(scores)                                          # (L, S): no mask yet
+    late = [free * right @ V]                                       # zeroed after softmax, not renormalised
+    late += [(free + np.where(right, 0.0, big)) @ V for big in (-1e4, -1e9)]   # a finite mask added after
     return compare(
         out, expected, DECODE_STEP, name="out",
         layout=f"one row per new token ({L}), one column per number of a value ({V.shape[1]}).",
@@ -99,6 +115,9 @@ def check_decode_step(out, q_new=None, k_new=None, v_new=None, k_cache=None, v_c
                (scaled_dot_product_attention(q, K, V), "no-mask", fields),
                (scaled_dot_product_attention(q, K, V, mask=right, scale=1.0), "no-scale", {"d_k": d_k}),
                (scaled_dot_product_attention(q, V, K, mask=right) if V.shape == K.shape else None, "kv-swapped",
-                {})],
+                {}),
+               (softmax(blocked, axis=0) @ V if L > 1 else None, "columns", {}),
+               (softmax(blocked.ravel()).reshape(blocked.shape) @ V if L > 1 else None, "whole-table", {}),
+               *[(value, "mask-after-softmax", {}) for value in late]],
         shape_tips={(L, S): "weights"}, tip_fields=fields,
     )

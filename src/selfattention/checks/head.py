@@ -1,4 +1,4 @@
-"""Checker of the reader's function ``head(X, W_Q, W_K, W_V)`` (chapter 7, "One head in code")."""
+"""Checker of the reader's function ``head(X, W_Q, W_K, W_V)`` (book/one-head-in-code.md)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 
 from ..head import attention_head
 from ..softmax import softmax
-from ._compare import Diagnoses, Feedback, close, precision, two_numbers, worst
+from ._compare import EPS64, Diagnoses, Feedback, close, float32_sized, precision, two_numbers, worst
 
 HEAD = Diagnoses("check_head", "Right: your head gives the right output, shape (L, d_v), on both test heads.", {
     "not-callable": "check_head takes your function itself, not its result: write check_head(head), without "
@@ -47,6 +47,9 @@ HEAD = Diagnoses("check_head", "Right: your head gives the right output, shape (
                         "(d_k, L) fails: use @ for the scores.",
     "raised-matmul": "With {sizes}, head raised {error}. The inner sizes of a matrix product must match: "
                      "Q @ K.T is (L, d_k) @ (d_k, L); Q @ K is (L, d_k) @ (L, d_k).",
+    "float32-inside": "With {sizes}, head returned float64 numbers that are right only to float32's "
+                      "precision: part of it probably ran in float32 (a float32 array divided by np.sqrt(d_k), "
+                      "a float64, gives float64). Keep every step in one dtype: all float64, or all float32.",
     "value": "With {sizes}, output[{i}, {j}] is {got} where {expected} was expected.",
 }, generic=())
 
@@ -134,7 +137,8 @@ def check_head(head) -> Feedback:
         otherwise the message names the likely mistake: ``Q @ K``, ``Q * K.T``, a
         missing or wrong scale (``d_k``, ``sqrt(d_model)``, ``sqrt(L)``), softmax
         over the wrong axis, the weights transposed, ``K @ Q.T``, no softmax, the
-        words instead of the values, the weights instead of the output, or an
+        words instead of the values, the weights instead of the output, float64
+        numbers right only to float32's precision (float32 inside), or an
         error. A value counts as right within 100 eps (abs(expected) + the
         largest abs(expected)), eps being the machine epsilon of the answer:
         float32's for float32 arrays (as torch's .numpy() gives), float64's
@@ -195,6 +199,8 @@ def check_head(head) -> Feedback:
                 return HEAD.wrong(slip, **values)
         if errors:  # no known slip runs here and fails on the other head: report the error
             break
+        if eps == EPS64 and float32_sized(got, expected):
+            return HEAD.wrong("float32-inside", sizes=sizes)
         i, j = worst(got, expected, eps)
         shown, wanted = two_numbers(got[i, j], expected[i, j])
         return HEAD.wrong("value", sizes=sizes, i=i, j=j, got=shown, expected=wanted)

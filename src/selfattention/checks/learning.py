@@ -1,4 +1,4 @@
-"""Checker of one step of gradient descent by hand (chapter 5, "Learning where to look")."""
+"""Checker of one step of gradient descent by hand (book/learning-where-to-look.md)."""
 
 from __future__ import annotations
 
@@ -19,9 +19,14 @@ GRADIENT_STEP = Diagnoses("check_gradient_step", "Right: one step takes c from {
                      "1/sqrt(2), not 1/2, so -4 × (1/sqrt(2)) = -2 sqrt(2).",
     "no-root": "Your gradient is -4 s (1 - s)^2, too large by sqrt(2): you left out the 1/sqrt(2) of the "
                "score c / sqrt(2), which the chain rule brings in.",
+    "s-unscaled": "Your weight s is sigmoid(c), without the 1/sqrt(2) of the score: sweet's score for apple is "
+                  "c / sqrt(2), so s = 1 / (1 + exp(-c / sqrt(2))).",
+    "s-unscaled-no-root": "You left the 1/sqrt(2) out of the score and out of the gradient. Sweet's weight on "
+                          "apple is s = 1 / (1 + exp(-c / sqrt(2))), and the chain rule brings the 1/sqrt(2) "
+                          "into the gradient, -2 sqrt(2) s (1 - s)^2.",
     "not-yet": "Not yet: you have c_next = {got}. From c = {c:g} the gradient is {g:.4f}; subtract "
                "learning_rate × gradient from c.",
-}, generic=("rounded",))
+}, generic=("float32-inside", "rounded"))
 
 
 def check_gradient_step(c_next, c=1.0, learning_rate=LEARNING_RATE) -> Feedback:
@@ -43,7 +48,8 @@ def check_gradient_step(c_next, c=1.0, learning_rate=LEARNING_RATE) -> Feedback:
         the gradient, the gradient or the step alone, a step without the
         learning rate (told apart only when ``learning_rate`` is not 1), a
         gradient that leaves out the ``1/sqrt(2)`` of the score or takes it
-        as ``1/2``, or a rounded number. A value counts as right within 100 eps
+        as ``1/2``, a weight ``s = sigmoid(c)`` that leaves it out of the
+        score (with or without it in the gradient), or a rounded number. A value counts as right within 100 eps
         (abs(expected) + the largest abs(expected)), eps being the machine
         epsilon of the answer: float32's for float32 arrays (as torch's .numpy()
         gives), float64's otherwise; a float16 answer is judged with float16's
@@ -74,6 +80,7 @@ def check_gradient_step(c_next, c=1.0, learning_rate=LEARNING_RATE) -> Feedback:
     g = apple_sweet_gradient(c)
     right = c - lr * g
     s = apple_sweet_loss(c)["weight"]
+    s0 = 1.0 / (1.0 + np.exp(-c))                                           # sigmoid(c): the score left unscaled
 
     def not_yet(got, eps):
         return GRADIENT_STEP.wrong("not-yet", got=f"{float(got):.6g}", c=c, g=g)
@@ -86,6 +93,8 @@ def check_gradient_step(c_next, c=1.0, learning_rate=LEARNING_RATE) -> Feedback:
                (-lr * g, "step-alone", {}),
                (c - g, "no-learning-rate", {}),
                (c + lr * 2.0 * s * (1.0 - s) ** 2, "half-for-root", {}),   # -4 × 1/2: 1/2 for 1/sqrt(2)
-               (c + lr * 4.0 * s * (1.0 - s) ** 2, "no-root", {})],        # -4: no 1/sqrt(2) at all
+               (c + lr * 4.0 * s * (1.0 - s) ** 2, "no-root", {}),         # -4: no 1/sqrt(2) at all
+               (c + lr * 2.0 * np.sqrt(2.0) * s0 * (1.0 - s0) ** 2, "s-unscaled", {}),
+               (c + lr * 4.0 * s0 * (1.0 - s0) ** 2, "s-unscaled-no-root", {})],
         fallback=not_yet,
     )

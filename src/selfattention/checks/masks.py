@@ -1,4 +1,4 @@
-"""Checker of a causal mask (chapter 8, "Causal masking")."""
+"""Checker of a causal mask (book/causal-masking.md)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,12 @@ CAUSAL_MASK = Diagnoses("check_causal_mask", "Right: token i reads tokens 0 to i
     "upper": "That is the upper triangle: token 0 would read every later token, the future. Keep the lower "
              "triangle (np.tril).",
     "swapped": "True and False are swapped: in the package True means \"may read\", not \"blocked\".",
+    "all-true": "Every token may read every token, the future too: that is no mask at all. Keep the lower "
+                "triangle, diagonal included (np.tril).",
+    "future": "Token {i} may read token {j}, which comes after it: the future. A causal mask is False everywhere "
+              "above the diagonal (np.tril with k=0, not k={k}).",
+    "future-cell": "Token {i} may read token {j}, which comes after it: the future. A causal mask is False "
+                   "everywhere above the diagonal.",
     "cell": "Row {i}, column {j} is wrong: token {i} {verb} read token {j}.",
 }, generic=())
 
@@ -43,8 +49,9 @@ def check_causal_mask(mask, n: int = 4) -> Feedback:
     Feedback
         ``ok`` is True if ``mask`` is right; otherwise the message names the
         likely slip: the shape, 0/1 numbers instead of booleans, the upper
-        triangle (the future), a missing diagonal, or ``True`` meaning
-        "blocked". Booleans and counts are compared exactly.
+        triangle, a mask that lets a token read a later token (the future),
+        no mask at all, a missing diagonal, or ``True`` meaning "blocked".
+        Booleans and counts are compared exactly.
 
     Raises
     ------
@@ -76,9 +83,17 @@ def check_causal_mask(mask, n: int = 4) -> Feedback:
         return CAUSAL_MASK.wrong("numbers", dtype=m.dtype)
     if close(m, expected, 0.0, exact=True):
         return CAUSAL_MASK.right()
-    slips = [(np.tri(n, k=-1, dtype=bool), "no-diagonal"), (expected.T, "upper"), (~expected, "swapped")]
+    slips = [(np.tri(n, k=-1, dtype=bool), "no-diagonal"), (expected.T, "upper"), (~expected, "swapped"),
+             (np.ones((n, n), dtype=bool), "all-true")]
     for value, slip in slips:
         if close(m, value, 0.0, exact=True):
             return CAUSAL_MASK.wrong(slip)
+    future = np.argwhere(m & ~expected)                       # (row, column) pairs above the diagonal
+    if len(future) and np.all(m[expected]):                  # the past is right, some future is open
+        i, j = (int(v) for v in future[0])
+        for k in range(1, n):                                 # a whole band above the diagonal: np.tril(k=k)
+            if close(m, np.tri(n, k=k, dtype=bool), 0.0, exact=True):
+                return CAUSAL_MASK.wrong("future", i=i, j=j, k=k)
+        return CAUSAL_MASK.wrong("future-cell", i=i, j=j)
     i, j = (int(v) for v in np.argwhere(m != expected)[0])
     return CAUSAL_MASK.wrong("cell", i=i, j=j, verb="may not" if m[i, j] else "may")

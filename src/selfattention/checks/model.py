@@ -1,4 +1,4 @@
-"""Checkers of the exercises on a real model's weights (chapter 11, "Attention in a real model").
+"""Checkers of the exercises on a real model's weights (book/attention-in-a-real-model.md).
 
 Both run all-MiniLM-L6-v2 (:func:`selfattention.minilm.encode`) on the
 exercise's sentence to know the right answer, so they need the model's files

@@ -1,4 +1,4 @@
-"""Checker of queries cut into heads (chapter 14, "What comes next")."""
+"""Checker of queries cut into heads (book/several-heads.md, "Several heads")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Checker of RoPE for one vector (chapter "Where each word stands")."""
+"""Checker of RoPE for one vector (book/where-each-word-stands.md)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,14 @@ ROPE_ONE = Diagnoses(
                   "value matches.", {
         "rotate-half": "That is the \"rotate half\" layout (GPT-NeoX, Llama in transformers): you paired number i "
                        "with number i + d/2. The paper, and this package, pair numbers 2i and 2i + 1.",
+        "mixed-angles": "You paired 2i with 2i + 1, as the paper does, but laid out the angles for \"rotate "
+                        "half\", theta_0 ... theta_(d/2 - 1) twice over (np.tile, torch.cat((freqs, freqs))), so "
+                        "the two numbers of a pair turn by different angles. Interleaved pairs need each angle "
+                        "twice in a row: np.repeat(m * theta, 2).",
+        "mixed-pairs": "You paired number i with number i + d/2 (\"rotate half\") but laid out the angles for "
+                       "interleaved pairs, each twice in a row (np.repeat), so the two numbers of a pair turn by "
+                       "different angles. The paper, and this package, pair 2i with 2i + 1, both turned by "
+                       "m theta_i.",
         "no-pairing": "Each number was only scaled by cos(m theta_i): a rotation mixes each number with its "
                       "partner, y[2i] = x[2i] cos - x[2i + 1] sin and y[2i + 1] = x[2i] sin + x[2i + 1] cos.",
         "base": "The frequencies come from the wrong base ({base:g}): theta_i = 10000 ** (-2i / d).",
@@ -51,7 +59,8 @@ def check_rope(answer, x=None, position=None) -> Feedback:
     -------
     Feedback
         ``ok`` is True if ``answer`` is right; otherwise the message names the
-        likely slip: the "rotate half" layout, no pairing (each number only
+        likely slip: the "rotate half" layout, the two layouts mixed (the
+        pairs of one with the angles of the other), no pairing (each number only
         scaled), the wrong base or exponent, a turn by ``position + 1`` or
         backwards, rounded numbers, or the shape. A value counts as right within
         100 eps (abs(expected) + the largest abs(expected)), eps being the
@@ -94,7 +103,14 @@ def check_rope(answer, x=None, position=None) -> Feedback:
     angle = m * BASE ** (-np.arange(d // 2) / d)
     no_two[0::2] = x[0::2] * np.cos(angle) - x[1::2] * np.sin(angle)
     no_two[1::2] = x[0::2] * np.sin(angle) + x[1::2] * np.cos(angle)
+    angles_paired, angles_halves = np.repeat(m * theta, 2), np.tile(m * theta, 2)     # (d,) each
+    every_two = np.stack([-x[1::2], x[0::2]], axis=-1).reshape(d)      # partner of 2i is 2i + 1: (d,)
+    halves = np.concatenate([-x[d // 2:], x[:d // 2]])                  # partner of i is i + d/2: (d,)
+    mixed_angles = x * np.cos(angles_halves) + every_two * np.sin(angles_halves)
+    mixed_pairs = x * np.cos(angles_paired) + halves * np.sin(angles_paired)
     slips = [(rope_rotate_half(x, [m])[0] if d > 2 else None, "rotate-half", {}),
+             (mixed_angles if d > 2 and m else None, "mixed-angles", {}),
+             (mixed_pairs if d > 2 and m else None, "mixed-pairs", {}),
              (scaled if m else None, "no-pairing", {}),
              (no_two if m and d > 2 else None, "no-2", {}),
              (rope(x, [m + 1])[0], "position+1", {"m": m})]

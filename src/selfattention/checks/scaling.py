@@ -1,4 +1,4 @@
-"""Checker of one row of scaled scores (chapter 6, "Why divide by √d_k")."""
+"""Checker of one row of scaled scores (book/why-divide-by-sqrt-dk.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Checkers of a table of scores: words against words (chapter 3), queries against keys (chapter 4)."""
+"""Checkers of a table of scores: words against words (book/weighted-average.md), queries against keys
+(book/queries-keys-values.md)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ HEAD_SCORES = Diagnoses("check_head_scores", "Right: scores has shape {shape} an
     "raw-words": "These are the scores of the raw words, X @ X.T: project them first, Q = X @ W_Q and "
                  "K = X @ W_K.",
     "by-d_k": "You divided by d_k = {d_k}; divide by its square root instead.",
+    "by-sqrt-d_model": "You divided by sqrt({d_model}), the square root of d_model, the length of a word. "
+                       "Divide by sqrt(d_k) = sqrt({d_k}), the length of a query and a key: d_k = Q.shape[-1].",
     "Q.T@K": "Did you write Q.T @ K instead of Q @ K.T?",
 })
 
@@ -117,7 +120,8 @@ def check_head_scores(scores, x=None, w_q=None, w_k=None) -> Feedback:
         the likely slip: the shape, keys against queries (``K @ Q.T``), a
         query or key used twice, the raw words instead of the projections
         (told apart from queries used twice only when ``w_q`` is not the
-        identity), a missing scale, or rounded numbers. A value counts as right
+        identity), a missing scale, a division by ``d_k`` or, when ``w_q``
+        changes the width, by ``sqrt(d_model)``, or rounded numbers. A value counts as right
         within 100 eps (abs(expected) + the largest abs(expected)), eps being the
         machine epsilon of the answer: float32's for float32 arrays (as torch's
         .numpy() gives), float64's otherwise; a float16 answer is judged with
@@ -167,6 +171,8 @@ def check_head_scores(scores, x=None, w_q=None, w_k=None) -> Feedback:
                (queries_twice, "Q@Q.T", {}),
                (k @ k.T / root, "K@K.T", {}),
                (raw_words, "raw-words", {}),
-               (expected / root, "by-d_k", {"d_k": d_k})],
+               (expected / root, "by-d_k", {"d_k": d_k}),
+               (expected * root / np.sqrt(d_model) if d_model != d_k else None, "by-sqrt-d_model",
+                {"d_model": d_model, "d_k": d_k})],
         shape_tips={(d_k, d_k): "Q.T@K"},
     )

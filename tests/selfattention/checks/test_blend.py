@@ -1,4 +1,4 @@
-"""check_blend: the three moves of chapter 1 for one word."""
+"""check_blend: the three moves of chapter "Words are islands" for one word."""
 
 import numpy as np
 import pytest
@@ -6,9 +6,6 @@ import pytest
 from selfattention import check_blend, three_words
 
 X = three_words()
-
-# check_blend: the three moves of chapter "Words are islands" for one word.
-
 CAR = X[2]
 CAR_SCORES = X @ CAR / np.sqrt(2)                       # (3,) written out here
 CAR_SHARES = np.exp(CAR_SCORES) / np.exp(CAR_SCORES).sum()
@@ -32,7 +29,11 @@ def test_check_blend_accepts_car_and_every_word():
         (X.mean(axis=0), "That is the plain average of the words"),
         (CAR, "That is car itself"),
         (CAR_SCORES @ X, "You blended with the scores"),
-        ((np.exp(X @ CAR) / np.exp(X @ CAR).sum()) @ X, "did you forget to divide the scores by sqrt(d_k)"),
+        ((np.exp(X @ CAR) / np.exp(X @ CAR).sum()) @ X,
+         "did you forget to divide the scores by sqrt(2), the square root of the number of numbers per word?"),
+        # T1-6: dividing by 2 instead of sqrt(2), and exponentials that are not normalised
+        ((np.exp(X @ CAR / 2) / np.exp(X @ CAR / 2).sum()) @ X, "You divided the scores by 2, the number of numbers"),
+        (np.exp(CAR_SCORES) @ X, "You blended with np.exp of the scores, which do not add up to 1"),
         (np.array([1.72, 0.28]), "Wrong value at position "),             # rounded cat, not a diagnosis
         (np.ones((1, 2)), "output has shape (1, 2) but should be (2,)"),
         (np.array([np.nan, 1.0]), "output contains NaN or inf."),

@@ -24,7 +24,11 @@ def test_the_right_weights_pass():
         (softmax(Q @ K.T / np.sqrt(2), axis=0), "Each column adds up to 1"),
         (Q @ K.T / np.sqrt(2), "These are the scores"),
         (softmax(Q @ K.T), "forget to divide the scores by sqrt(d_k) = sqrt(2)"),
-        (softmax(X_Q @ K.T / np.sqrt(2)), "You used x_q itself as the queries"),
+        (softmax(X_Q @ K.T / np.sqrt(2)), "Your queries or keys are not projected as they should be"),
+        # T3-3: the keys projected with W_Q give the same numbers here (W_Q is a rotation, W_K = I)
+        (softmax(Q @ (X_KV @ W_Q).T / np.sqrt(2)), "Q = x_q @ W_Q and K = x_kv @ W_K"),
+        (softmax(np.where(np.tri(3, 4, dtype=bool), Q @ K.T / np.sqrt(2), -np.inf)), "causal mask on cross-attention"),
+        (softmax(np.where(np.tri(3, 4, k=1, dtype=bool), Q @ K.T / np.sqrt(2), -np.inf)), "Use no mask"),
         (RIGHT + np.eye(3, 4) * 0.01, "Wrong value at row "),
         ("weights", "should be a NumPy array of numbers"),
         (np.full((3, 4), np.nan), "NaN or inf"),

@@ -29,6 +29,10 @@ NAN33 = np.full((3, 3), np.nan)
 Q4, K4 = X @ np.eye(2), X @ np.array([[0.0, 0.0], [1.0, 0.0]])        # chapter 4's one-way keys
 HEAD_SCORES = Q4 @ K4.T / np.sqrt(2)
 W_Q2, W_K2 = np.array([[1.0, 1.0], [0.0, 1.0]]), np.array([[1.0, 0.0], [1.0, 1.0]])
+W_Q3, W_K3 = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]), np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0]])  # d_k = 3
+
+#: A float64 answer off by float32's rounding (3 of its eps), as float32 inside gives.
+F32 = 1 + 3 * float(np.finfo(np.float32).eps)
 
 CAR_SCORES = X @ X[2] / np.sqrt(2)
 CAR_SHARES = softmax(CAR_SCORES)
@@ -69,6 +73,10 @@ MEM = cost.score_bytes(32_768, "bf16", heads=32)
 X_ROPE = np.arange(1.0, 7.0)
 ROPE = sa.rope(X_ROPE, [3])[0]
 THETA = 10_000.0 ** (-np.arange(0, 6, 2) / 6)
+EVERY_TWO = np.stack([-X_ROPE[1::2], X_ROPE[0::2]], axis=-1).reshape(6)   # partner of 2i is 2i + 1
+HALVES = np.concatenate([-X_ROPE[3:], X_ROPE[:3]])                      # partner of i is i + 3
+S5_UNSCALED = 1 / (1 + np.exp(-1.0))                                     # sigmoid(c), c = 1
+SD = QD @ KD_ALL.T / np.sqrt(4)                                          # the decode step's scores, (2, 5)
 
 
 def rope_by(angle, sign=1.0):
@@ -111,6 +119,44 @@ def no_residual():
     x, attention, norm1, norm2, mlp, _, _ = layer1()
     y = norm1(attention(x))
     return norm2(y + mlp(y))
+
+
+def bert_heads(x, *, h=12, divide_by=None, axis=-1, causal=False):
+    """Layer 1's heads written out here, with one slip: another h, another divisor, softmax axis or a mask."""
+    W = minilm.load_weights()
+    a = "encoder.layer.1.attention."
+
+    def project(name):                                                   # (h, L, d_head)
+        y = x @ W[a + name + ".weight"].T.astype(np.float64) + W[a + name + ".bias"]
+        return y.reshape(len(x), h, -1).transpose(1, 0, 2)
+
+    q, k, v = project("self.query"), project("self.key"), project("self.value")
+    scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1] if divide_by is None else divide_by)
+    if causal:
+        scores = np.where(np.tri(len(x), dtype=bool), scores, -np.inf)
+    joined = (softmax(scores, axis=axis) @ v).transpose(1, 0, 2).reshape(x.shape)
+    return joined @ W[a + "output.dense.weight"].T + W[a + "output.dense.bias"]
+
+
+def bert_layer_with(**slip):
+    x, _, norm1, norm2, mlp, _, _ = layer1()
+    y = norm1(x + bert_heads(x, **slip))
+    return norm2(y + mlp(y))
+
+
+def loop(x, step):
+    h, out = np.zeros(np.shape(x)[1:]), []
+    for x_t in np.asarray(x, dtype=float):
+        h = step(h, x_t)
+        out.append(h)
+    return np.array(out)
+
+
+def head_in_float32(X, W_Q, W_K, W_V):
+    """T2-14: a head cast to float32, divided by np.sqrt (a float64): float64 out, float32 inside."""
+    X, W_Q, W_K, W_V = (a.astype(np.float32) for a in (X, W_Q, W_K, W_V))
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    return softmax(Q @ K.T / np.sqrt(Q.shape[-1])) @ V
 
 
 def best_head():
@@ -170,6 +216,9 @@ CASES = {
     ("check_blend", "not-finite"): lambda: sa.check_blend([np.nan, 1.0]),
     ("check_blend", "rounded"): lambda: sa.check_blend(CAR_BLEND.round(2)),
     ("check_blend", "value"): lambda: sa.check_blend(CAR_BLEND + [0, 1e-3]),
+    ("check_blend", "by-d_k"): lambda: sa.check_blend(softmax(X @ X[2] / 2) @ X),
+    ("check_blend", "not-normalised"): lambda: sa.check_blend(np.exp(CAR_SCORES) @ X),
+    ("check_blend", "float32-inside"): lambda: sa.check_blend(CAR_BLEND * F32),
     # chapter 2 -------------------------------------------------------------------------------
     ("check_rnn_states", "only-last"): lambda: sa.check_rnn_states(RNN[-1], RNN_X, RNN_W),
     ("check_rnn_states", "no-tanh"): lambda: sa.check_rnn_states([0.5, -0.75, 1.625], RNN_X, RNN_W),
@@ -180,6 +229,11 @@ CASES = {
     ("check_rnn_states", "shape"): lambda: sa.check_rnn_states(np.ones(4), RNN_X, RNN_W),
     ("check_rnn_states", "not-finite"): lambda: sa.check_rnn_states([np.inf, 0, 0], RNN_X, RNN_W),
     ("check_rnn_states", "rounded"): lambda: sa.check_rnn_states(RNN.round(3), RNN_X, RNN_W),
+    ("check_rnn_states", "w-on-word"):
+        lambda: sa.check_rnn_states(loop(RNN_X, lambda h, x: np.tanh(h + RNN_W * x)), RNN_X, RNN_W),
+    ("check_rnn_states", "tanh-inside"):
+        lambda: sa.check_rnn_states(loop(RNN_X, lambda h, x: RNN_W * np.tanh(h) + x), RNN_X, RNN_W),
+    ("check_rnn_states", "float32-inside"): lambda: sa.check_rnn_states(RNN * F32, RNN_X, RNN_W),
     # chapter 3 -------------------------------------------------------------------------------
     ("check_scores", "no-scale"): lambda: sa.check_scores(X @ X.T),
     ("check_scores", "by-d_k"): lambda: sa.check_scores(X @ X.T / 2),
@@ -190,6 +244,7 @@ CASES = {
     ("check_scores", "not-finite"): lambda: sa.check_scores(NAN33),
     ("check_scores", "rounded"): lambda: sa.check_scores(SCORES.round(2)),
     ("check_scores", "value"): lambda: sa.check_scores(SCORES + np.eye(3) * 1e-3),
+    ("check_scores", "float32-inside"): lambda: sa.check_scores(SCORES * F32),
     # chapter 4 -------------------------------------------------------------------------------
     ("check_head_scores", "no-scale"): lambda: sa.check_head_scores(Q4 @ K4.T),
     ("check_head_scores", "K@Q.T"): lambda: sa.check_head_scores(K4 @ Q4.T / np.sqrt(2)),
@@ -205,6 +260,9 @@ CASES = {
     ("check_head_scores", "not-finite"): lambda: sa.check_head_scores(NAN33),
     ("check_head_scores", "rounded"): lambda: sa.check_head_scores(HEAD_SCORES.round(1)),
     ("check_head_scores", "value"): lambda: sa.check_head_scores(HEAD_SCORES + 1e-3),
+    ("check_head_scores", "by-sqrt-d_model"):
+        lambda: sa.check_head_scores((X @ W_Q3) @ (X @ W_K3).T / np.sqrt(2), w_q=W_Q3, w_k=W_K3),
+    ("check_head_scores", "float32-inside"): lambda: sa.check_head_scores(HEAD_SCORES * F32),
     # chapter 5 -------------------------------------------------------------------------------
     ("check_gradient_step", "not-numbers"): lambda: sa.check_gradient_step("abc"),
     ("check_gradient_step", "shape"): lambda: sa.check_gradient_step([STEP, STEP]),
@@ -217,6 +275,11 @@ CASES = {
     ("check_gradient_step", "no-root"): lambda: sa.check_gradient_step(1.0 + 4 * S5 * (1 - S5) ** 2),
     ("check_gradient_step", "not-yet"): lambda: sa.check_gradient_step(5.0),
     ("check_gradient_step", "rounded"): lambda: sa.check_gradient_step(round(STEP, 2)),
+    ("check_gradient_step", "s-unscaled"):
+        lambda: sa.check_gradient_step(1.0 + 2 * np.sqrt(2) * S5_UNSCALED * (1 - S5_UNSCALED) ** 2),
+    ("check_gradient_step", "s-unscaled-no-root"):
+        lambda: sa.check_gradient_step(1.0 + 4 * S5_UNSCALED * (1 - S5_UNSCALED) ** 2),
+    ("check_gradient_step", "float32-inside"): lambda: sa.check_gradient_step(STEP * F32),
     # chapter 6 -------------------------------------------------------------------------------
     ("check_scaled_row", "no-scale"): lambda: sa.check_scaled_row(RAW6),
     ("check_scaled_row", "by-d_k"): lambda: sa.check_scaled_row(RAW6 / 64),
@@ -229,6 +292,7 @@ CASES = {
     ("check_scaled_row", "not-finite"): lambda: sa.check_scaled_row(RAW6 * np.nan),
     ("check_scaled_row", "rounded"): lambda: sa.check_scaled_row((RAW6 / 8).round(2)),
     ("check_scaled_row", "value"): lambda: sa.check_scaled_row(RAW6.round(2) / 8),
+    ("check_scaled_row", "float32-inside"): lambda: sa.check_scaled_row(RAW6 / 8 * F32),
     # chapter 7 -------------------------------------------------------------------------------
     ("check_head", "not-callable"): lambda: sa.check_head(np.zeros((3, 2))),
     ("check_head", "tuple"): lambda: sa.check_head(head(lambda Q, K, V, X: (softmax(Q @ K.T / rt(Q)) @ V, 0))),
@@ -257,6 +321,7 @@ CASES = {
     ("check_head", "raised-broadcast"): lambda: sa.check_head(raises(ValueError("operands could not be broadcast"))),
     ("check_head", "raised-matmul"): lambda: sa.check_head(head(lambda Q, K, V, X: softmax(Q.T @ K / rt(Q)) @ V)),
     ("check_head", "value"): lambda: sa.check_head(head(lambda Q, K, V, X: softmax(Q @ K.T / rt(Q)) @ V + 1e-3)),
+    ("check_head", "float32-inside"): lambda: sa.check_head(head_in_float32),
     # chapter 8 -------------------------------------------------------------------------------
     ("check_causal_mask", "not-booleans"): lambda: sa.check_causal_mask("mask"),
     ("check_causal_mask", "shape"): lambda: sa.check_causal_mask(np.ones((4, 5), dtype=bool)),
@@ -267,11 +332,14 @@ CASES = {
     ("check_causal_mask", "upper"): lambda: sa.check_causal_mask(MASK.T),
     ("check_causal_mask", "swapped"): lambda: sa.check_causal_mask(~MASK),
     ("check_causal_mask", "cell"): lambda: sa.check_causal_mask(ONE_CELL),
+    ("check_causal_mask", "all-true"): lambda: sa.check_causal_mask(np.ones((4, 4), dtype=bool)),
+    ("check_causal_mask", "future"): lambda: sa.check_causal_mask(np.tri(4, k=1, dtype=bool)),
+    ("check_causal_mask", "future-cell"): lambda: sa.check_causal_mask(MASK | np.eye(4, k=3, dtype=bool)),
     # chapter 9 -------------------------------------------------------------------------------
     ("check_cross_weights", "columns"): lambda: sa.check_cross_weights(softmax(S9, axis=0)),
     ("check_cross_weights", "scores"): lambda: sa.check_cross_weights(S9),
     ("check_cross_weights", "no-scale"): lambda: sa.check_cross_weights(softmax(Q9 @ K9.T)),
-    ("check_cross_weights", "no-W_Q"): lambda: sa.check_cross_weights(softmax(X_Q @ K9.T / np.sqrt(2))),
+    ("check_cross_weights", "projection"): lambda: sa.check_cross_weights(softmax(X_Q @ K9.T / np.sqrt(2))),
     ("check_cross_weights", "K@Q.T"): lambda: sa.check_cross_weights(softmax(K9 @ Q9.T / np.sqrt(2))),
     ("check_cross_weights", "self-q"): lambda: sa.check_cross_weights(softmax(Q9 @ Q9.T / np.sqrt(2))),
     ("check_cross_weights", "self-kv"): lambda: sa.check_cross_weights(softmax(K9 @ K9.T / np.sqrt(2))),
@@ -280,6 +348,11 @@ CASES = {
     ("check_cross_weights", "not-finite"): lambda: sa.check_cross_weights(np.full((3, 4), np.nan)),
     ("check_cross_weights", "rounded"): lambda: sa.check_cross_weights(CROSS.round(2)),
     ("check_cross_weights", "value"): lambda: sa.check_cross_weights(CROSS + 1e-3),
+    ("check_cross_weights", "whole-table"):
+        lambda: sa.check_cross_weights(np.exp(S9) / np.exp(S9).sum()),
+    ("check_cross_weights", "causal"):
+        lambda: sa.check_cross_weights(softmax(np.where(np.tri(3, 4, dtype=bool), S9, -np.inf))),
+    ("check_cross_weights", "float32-inside"): lambda: sa.check_cross_weights(CROSS * F32),
     # chapter 12 (one word at a time) ---------------------------------------------------------
     ("check_decode_step", "before-append"): lambda: sa.check_decode_step(sa.scaled_dot_product_attention(QD, KC, VC)),
     ("check_decode_step", "top-left"):
@@ -296,6 +369,12 @@ CASES = {
     ("check_decode_step", "not-finite"): lambda: sa.check_decode_step(DECODED * np.nan),
     ("check_decode_step", "rounded"): lambda: sa.check_decode_step(DECODED.round(2)),
     ("check_decode_step", "value"): lambda: sa.check_decode_step(DECODED + 1e-3),
+    ("check_decode_step", "columns"):
+        lambda: sa.check_decode_step(softmax(np.where(BR, SD, -np.inf), axis=0) @ VD_ALL),
+    ("check_decode_step", "whole-table"): lambda: sa.check_decode_step(
+        np.exp(np.where(BR, SD, -np.inf)) / np.exp(np.where(BR, SD, -np.inf)).sum() @ VD_ALL),
+    ("check_decode_step", "mask-after-softmax"): lambda: sa.check_decode_step(softmax(SD) * BR @ VD_ALL),
+    ("check_decode_step", "float32-inside"): lambda: sa.check_decode_step(DECODED * F32),
     # chapter 10 ------------------------------------------------------------------------------
     ("check_strongest_head", "extra-axis"): lambda: sa.check_strongest_head(river()[1][..., None], *best_head()),
     ("check_strongest_head", "heads-first"): lambda: sa.check_strongest_head(river()[1].T, *best_head()),
@@ -317,6 +396,8 @@ CASES = {
     ("check_strongest_head", "smallest"): lambda: sa.check_strongest_head(
         river()[1], np.unravel_index(river()[1].argmin(), river()[1].shape)),
     ("check_strongest_head", "other-head"): lambda: sa.check_strongest_head(river()[1], 3, 3),
+    ("check_strongest_head", "float32-inside"):
+        lambda: sa.check_strongest_head(river()[1].astype(np.float64) * F32, 0, 0),
     ("check_head_counts", "not-count"): lambda: sa.check_head_counts("31", 20),
     ("check_head_counts", "more-complement"): lambda: sa.check_head_counts(72 - keys()[2], keys()[3]),
     ("check_head_counts", "more-wrong"): lambda: sa.check_head_counts(keys()[2] + 1, keys()[3]),
@@ -340,6 +421,11 @@ CASES = {
     ("check_rope", "not-finite"): lambda: sa.check_rope(ROPE * np.nan),
     ("check_rope", "rounded"): lambda: sa.check_rope(ROPE.round(3)),
     ("check_rope", "value"): lambda: sa.check_rope(ROPE + [0, 0, 0, 0, 0, 1e-3]),
+    ("check_rope", "mixed-angles"):
+        lambda: sa.check_rope(X_ROPE * np.cos(np.tile(3 * THETA, 2)) + EVERY_TWO * np.sin(np.tile(3 * THETA, 2))),
+    ("check_rope", "mixed-pairs"):
+        lambda: sa.check_rope(X_ROPE * np.cos(np.repeat(3 * THETA, 2)) + HALVES * np.sin(np.repeat(3 * THETA, 2))),
+    ("check_rope", "float32-inside"): lambda: sa.check_rope(ROPE * F32),
     # chapter 11 ------------------------------------------------------------------------------
     ("check_score_memory", "not-count"): lambda: sa.check_score_memory("64 GiB"),
     ("check_score_memory", "one-head"): lambda: sa.check_score_memory(cost.score_bytes(32_768, "bf16")),
@@ -400,6 +486,11 @@ CASES = {
     ("check_bert_layer", "not-finite"): lambda: sa.check_bert_layer(layer1()[6] * np.nan),
     ("check_bert_layer", "rounded"): lambda: sa.check_bert_layer(layer1()[6].round(3)),
     ("check_bert_layer", "value"): lambda: sa.check_bert_layer(layer1()[6] + 1e-2),
+    ("check_bert_layer", "by-sqrt-d_model"): lambda: sa.check_bert_layer(bert_layer_with(divide_by=384)),
+    ("check_bert_layer", "one-head"): lambda: sa.check_bert_layer(bert_layer_with(h=1)),
+    ("check_bert_layer", "causal"): lambda: sa.check_bert_layer(bert_layer_with(causal=True)),
+    ("check_bert_layer", "columns"): lambda: sa.check_bert_layer(bert_layer_with(axis=-2)),
+    ("check_bert_layer", "float32-inside"): lambda: sa.check_bert_layer(layer1()[6] * F32),
 }
 
 
