@@ -179,3 +179,24 @@ def test_the_rules_catch_what_they_forbid():
     assert "booktools" not in ALLOWED[package_of("selfattention.a")]
     assert package_of("booksite.runtime") == "booksite" and "booksite" not in ALLOWED["booktools"]
     assert circles({"x": {"y"}, "y": {"z"}, "z": {"x"}}) == [["x", "y", "z"]]
+
+
+def test_the_package_imports_its_submodules_when_first_used():
+    """``import selfattention`` imports no submodule but softmax (whose function shares its name); each
+    name then comes from its submodule, and every name of ``__all__`` is the submodule's object."""
+    import importlib
+    import subprocess
+    import sys
+
+    code = ("import sys, selfattention as sa; "
+            "print(sorted(m for m in sys.modules if m.startswith('selfattention.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['selfattention.softmax']"
+    sa = importlib.import_module("selfattention")
+    for name in sa.__all__:
+        value = getattr(sa, name)
+        module = sa._WHERE.get(name)
+        if module:
+            assert value is getattr(importlib.import_module(f"selfattention.{module}"), name), name
+    assert callable(sa.softmax) and sa.softmax.__module__ == "selfattention.softmax"
+    assert set(sa.__all__) <= set(dir(sa))

@@ -25,105 +25,107 @@ Two layers:
 
 Only NumPy, threadpoolctl and the standard library are imported. Plotting
 and book tooling live in the separate ``booktools`` package.
+
+Each submodule is imported the first time one of its names is used
+(``sa.softmax``, ``sa.checks``), not by ``import selfattention``: in the
+browser's Python, where every module is compiled from its source at import,
+importing them all took about half a second of a page's first Run.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+import importlib
 
-from . import (
-    attention,
-    bert,
-    causal_alignment,
-    checks,
-    cost,
-    cross,
-    fast,
-    generation,
-    induction,
-    learning,
-    minilm,
-    multihead,
-    online_softmax,
-    positions,
-    reversal,
-    rnn,
-    scaling,
-    sparse,
-)
-from .attention import attention_scores, causal_mask, scaled_dot_product_attention
-from .bert import BertConfig, BertOutput, bert_forward, erf, gelu, layer_norm
-from .causal_alignment import causal_mask_bottom_right
-from .checks import (
-    Feedback,
-    check_ablated_loss,
-    check_bert_layer,
-    check_blend,
-    check_causal_mask,
-    check_cross_weights,
-    check_decode_step,
-    check_gradient_step,
-    check_head,
-    check_head_counts,
-    check_head_scores,
-    check_induction_score,
-    check_rnn_states,
-    check_rope,
-    check_scaled_row,
-    check_score_memory,
-    check_scores,
-    check_split_heads,
-    check_strongest_head,
-    check_window_count,
-)
-from .cross import SOURCE, TARGET, cat_is_sleeping, cross_attention
-from .examples import SENTENCE, WORDS, i_love_cats, three_words
-from .fast import blockwise_attention
-from .generation import (
-    PUBLISHED,
-    VOCAB,
-    KVCache,
-    TinyDecoder,
-    decode_example,
-    decode_step,
-    decoder_forward,
-    generate,
-    grouped_query_attention,
-    kv_cache_bytes,
-    scores_per_step,
-    tiny_decoder,
-)
-from .head import attention_head, head_trace, project_qkv, query_key_product
-from .learning import (
-    apple_sweet,
-    apple_sweet_gradient,
-    apple_sweet_loss,
-    descend,
-    gradient_step,
-    head_loss_and_gradients,
-    train_head,
-    training_run,
-)
-from .multihead import concat_heads, multi_head_attention, split_heads
-from .online_softmax import online_softmax_trace
-from .padding import padding_mask
-from .positions import (
-    alibi_bias,
-    alibi_slopes,
-    learned_positions,
-    rope,
-    rope_pair_order,
-    rope_rotate_half,
-    sinusoidal_positions,
-    sinusoidal_shift,
-)
-from .rnn import effect_on_last, fading, rnn_states
-from .scaling import dot_product_std, saturation, scaling_example, softmax_jacobian, softmax_with_temperature
+# A name that is also a submodule's name is imported now: importing the submodule later (as other
+# submodules do) would otherwise set the package's attribute to the module, not the function.
 from .softmax import softmax
-from .sparse import sliding_window_mask, strided_mask
 
-try:  # the one version lives in pyproject.toml
-    __version__ = version("selfattention")
-except PackageNotFoundError:  # run from a source tree that was never installed
-    __version__ = "0+unknown"
+#: The package's submodules, each an attribute of the package (``sa.bert``), imported when first used.
+_SUBMODULES = (
+    "attention",
+    "bert",
+    "causal_alignment",
+    "checks",
+    "cost",
+    "cross",
+    "fast",
+    "generation",
+    "induction",
+    "learning",
+    "minilm",
+    "multihead",
+    "online_softmax",
+    "positions",
+    "reversal",
+    "rnn",
+    "scaling",
+    "sparse",
+)
+
+#: Where each name of the package lives: the submodule it is imported from, when first used.
+_EXPORTS = {
+    "attention": ("attention_scores", "causal_mask", "scaled_dot_product_attention"),
+    "bert": ("BertConfig", "BertOutput", "bert_forward", "erf", "gelu", "layer_norm"),
+    "causal_alignment": ("causal_mask_bottom_right",),
+    "checks": (
+        "Feedback", "check_ablated_loss", "check_bert_layer", "check_blend", "check_causal_mask",
+        "check_cross_weights", "check_decode_step", "check_gradient_step", "check_head", "check_head_counts",
+        "check_head_scores", "check_induction_score", "check_rnn_states", "check_rope", "check_scaled_row",
+        "check_score_memory", "check_scores", "check_split_heads", "check_strongest_head", "check_window_count",
+    ),
+    "cross": ("SOURCE", "TARGET", "cat_is_sleeping", "cross_attention"),
+    "examples": ("SENTENCE", "WORDS", "i_love_cats", "three_words"),
+    "fast": ("blockwise_attention",),
+    "generation": (
+        "PUBLISHED", "VOCAB", "KVCache", "TinyDecoder", "decode_example", "decode_step", "decoder_forward",
+        "generate", "grouped_query_attention", "kv_cache_bytes", "scores_per_step", "tiny_decoder",
+    ),
+    "head": ("attention_head", "head_trace", "project_qkv", "query_key_product"),
+    "learning": (
+        "apple_sweet", "apple_sweet_gradient", "apple_sweet_loss", "descend", "gradient_step",
+        "head_loss_and_gradients", "train_head", "training_run",
+    ),
+    "multihead": ("concat_heads", "multi_head_attention", "split_heads"),
+    "online_softmax": ("online_softmax_trace",),
+    "padding": ("padding_mask",),
+    "positions": (
+        "alibi_bias", "alibi_slopes", "learned_positions", "rope", "rope_pair_order", "rope_rotate_half",
+        "sinusoidal_positions", "sinusoidal_shift",
+    ),
+    "rnn": ("effect_on_last", "fading", "rnn_states"),
+    "scaling": ("dot_product_std", "saturation", "scaling_example", "softmax_jacobian", "softmax_with_temperature"),
+    "sparse": ("sliding_window_mask", "strided_mask"),
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+
+
+
+def _version() -> str:
+    """The installed version (the one version lives in pyproject.toml)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("selfattention")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
+
+
+def __getattr__(name: str):
+    """A submodule, a name of one, or ``__version__``, imported when first asked for (PEP 562)."""
+    if name in _WHERE:
+        value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    elif name == "__version__":
+        value = _version()
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # the next use is a plain lookup
+    return value
+
+
+def __dir__() -> list[str]:
+    """Every name of the package, imported or not yet."""
+    return sorted(set(globals()) | set(_WHERE) | set(_SUBMODULES) | {"__version__"})
+
 
 __all__ = [
     "BertConfig",
