@@ -325,7 +325,8 @@ def number_check(check_id: str, question: str, answer: float, *, hints: Sequence
             raise ValueError(f"decimals must be an integer >= 0, got {decimals!r}")
         atol = 0.5 * 10.0 ** (-decimals) * (1 + 1e-9)
         rtol = 0.0
-        label = f"Your answer ({decimals} decimals)"
+        label = ("Your answer (a whole number)" if decimals == 0 else
+                 f"Your answer ({decimals} decimal{'' if decimals == 1 else 's'})")
     else:
         if atol is None and rtol <= 0:
             raise ValueError("give decimals, atol or rtol: a number check needs a tolerance")

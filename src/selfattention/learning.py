@@ -137,10 +137,10 @@ def apple_sweet_gradient(c) -> float:
     """The analytic derivative ``d loss / d c`` of :func:`~selfattention.apple_sweet_loss`.
 
     Sweet's scores are ``[c / sqrt(2), 0]``, so its weight on apple is
-    ``s = sigmoid(c / sqrt(2))`` and its output ``[s, 1 - s]``. The loss is
-    ``2 (1 - s)^2``, and by the chain rule
+    ``w = sigmoid(c / sqrt(2))`` and its output ``[w, 1 - w]``. The loss is
+    ``2 (1 - w)^2``, and by the chain rule
 
-    ``d loss / d c = -4 (1 - s) * s (1 - s) / sqrt(2) = -2 sqrt(2) s (1 - s)^2``.
+    ``d loss / d c = -4 (1 - w) * w (1 - w) / sqrt(2) = -2 sqrt(2) w (1 - w)^2``.
 
     Parameters
     ----------
@@ -162,17 +162,17 @@ def apple_sweet_gradient(c) -> float:
     >>> round(apple_sweet_gradient(0.0), 4)
     -0.3536
     """
-    s = apple_sweet_loss(c)["weight"]                   # sigmoid(c / sqrt(2))
-    return float(-2.0 * np.sqrt(2.0) * s * (1.0 - s) ** 2)
+    w = apple_sweet_loss(c)["weight"]                   # sigmoid(c / sqrt(2))
+    return float(-2.0 * np.sqrt(2.0) * w * (1.0 - w) ** 2)
 
 
 def steepest_c() -> float:
     """The ``c`` where the loss is steepest: sweet's weight on apple is ``1/3`` there.
 
-    A step of gradient descent moves ``c`` by ``learning_rate * 2 sqrt(2) s (1 - s)^2``.
-    Its derivative in ``s`` is ``2 sqrt(2) (1 - s)(1 - 3 s)``, zero at ``s = 1/3``:
-    the steps grow while ``s < 1/3`` and shrink after it. With
-    ``s = sigmoid(c / sqrt(2))`` that is ``c = sqrt(2) ln(s / (1 - s)) = -sqrt(2) ln 2``.
+    A step of gradient descent moves ``c`` by ``learning_rate * 2 sqrt(2) w (1 - w)^2``.
+    Its derivative in ``w`` is ``2 sqrt(2) (1 - w)(1 - 3 w)``, zero at ``w = 1/3``:
+    the steps grow while ``w < 1/3`` and shrink after it. With
+    ``w = sigmoid(c / sqrt(2))`` that is ``c = sqrt(2) ln(w / (1 - w)) = -sqrt(2) ln 2``.
 
     Returns
     -------

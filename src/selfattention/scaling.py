@@ -246,6 +246,10 @@ def saturation(d_ks, n_keys: int = 10, n_rows: int = 2_000, *, scaled: bool = Fa
       ``w_j (e_j - w)``, so the signal that reaches score ``j`` is at most
       ``sqrt(2) w_j`` times the signal from above.
 
+    A mean can hide how the rows differ, so the largest weight and the
+    query's gradient are also returned row by row. Two calls with the same
+    seed draw the same rows, with and without the division.
+
     Parameters
     ----------
     d_ks : sequence of int
@@ -267,7 +271,9 @@ def saturation(d_ks, n_keys: int = 10, n_rows: int = 2_000, *, scaled: bool = Fa
         ``d_k`` (int array, shape (m,)), and float arrays of shape (m,), the
         means over the rows: ``largest_weight``, ``gradient_size`` (with
         respect to the scores), ``query_gradient_size`` (with respect to the
-        query) and ``faint_share`` (the share of the losing keys below ``faint``).
+        query) and ``faint_share`` (the share of the losing keys below ``faint``);
+        and, row by row, float arrays of shape (m, n_rows):
+        ``largest_weight_rows`` and ``query_gradient_rows``.
 
     Raises
     ------
@@ -287,13 +293,18 @@ def saturation(d_ks, n_keys: int = 10, n_rows: int = 2_000, *, scaled: bool = Fa
     >>> raw["largest_weight"].round(2), scaled["largest_weight"].round(2)
     (array([0.27, 0.94]), array([0.27, 0.32]))
 
-    The gradient with respect to the scores fades without the division, but
-    the one with respect to the query does not: ``K`` is ``sqrt(d_k)`` times
-    longer than ``K / sqrt(d_k)``.
+    The gradient with respect to the scores fades without the division. The
+    one with respect to the query is larger without it on average, since
+    ``K`` is ``sqrt(d_k)`` times longer than ``K / sqrt(d_k)``, but that mean
+    comes from a few rows whose two largest scores nearly tie: in the median
+    row it is far smaller.
 
     >>> bool(raw["gradient_size"][1] < scaled["gradient_size"][1])
     True
     >>> bool(raw["query_gradient_size"][1] > scaled["query_gradient_size"][1])
+    True
+    >>> median = lambda result: np.median(result["query_gradient_rows"][1])
+    >>> bool(median(raw) < median(scaled) / 2)
     True
     """
     sizes = list(np.atleast_1d(np.asarray(d_ks, dtype=object)))
@@ -310,7 +321,7 @@ def saturation(d_ks, n_keys: int = 10, n_rows: int = 2_000, *, scaled: bool = Fa
     if not 0 < faint < 1:
         raise ValueError(f"faint must be in (0, 1), got {faint}")
     gen = _generator(rng)
-    largest, size, q_size, faint_share = [], [], [], []
+    largest, size, q_size, faint_share, largest_rows, q_rows = [], [], [], [], [], []
     for d_k in sizes:
         scale = np.sqrt(d_k) if scaled else 1.0
         top, jac_size, jq_size, n_faint = [], [], [], 0
@@ -324,12 +335,15 @@ def saturation(d_ks, n_keys: int = 10, n_rows: int = 2_000, *, scaled: bool = Fa
             jq_size.append(np.sqrt((jq**2).sum(axis=(-2, -1))))
             losers = np.sort(w, axis=-1)[:, :-1]                             # (m, n_keys - 1)
             n_faint += int((losers < faint).sum())
-        largest.append(np.concatenate(top).mean())
+        largest_rows.append(np.concatenate(top))                             # (n_rows,)
+        q_rows.append(np.concatenate(jq_size))                               # (n_rows,)
+        largest.append(largest_rows[-1].mean())
         size.append(np.concatenate(jac_size).mean())
-        q_size.append(np.concatenate(jq_size).mean())
+        q_size.append(q_rows[-1].mean())
         faint_share.append(n_faint / (n_rows * (n_keys - 1)))
     return {"d_k": np.array(sizes), "largest_weight": np.array(largest), "gradient_size": np.array(size),
-            "query_gradient_size": np.array(q_size), "faint_share": np.array(faint_share)}
+            "query_gradient_size": np.array(q_size), "faint_share": np.array(faint_share),
+            "largest_weight_rows": np.array(largest_rows), "query_gradient_rows": np.array(q_rows)}
 
 
 def scaling_example(d_k: int = 64, n_keys: int = 4, seed: int = 6) -> tuple[np.ndarray, np.ndarray]:

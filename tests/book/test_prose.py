@@ -241,6 +241,24 @@ RETIRED = [
      "matrices' reads, not the cache's"),
     ("one-word-at-a-time.md", r"Between the two, a server", "R4-22: chunks and guesses are not a third phase"),
     ("one-word-at-a-time.md", r"kv\\_heads", "the MathML of \\text{kv\\_heads} shows the backslash"),
+    ("the-whole-block.md", r"The book trains one head only", "T5-13: two-heads-that-copy trains a model too"),
+    ("the-whole-block.md", r"on fixed or pretrained weights", "T5-13"),
+    ("the-whole-block.md", r"the smooth function SiLU", "T5-15: SiLU and GELU are defined with a formula"),
+    ("glossary.md", r"The weights of a row are positive", "T5-22: a masked weight is 0"),
+    ("glossary.md", r"GPT-2 and Llama \(as RMSNorm\)", "T5-24: GPT-2 uses a layer norm"),
+    ("testing.md", r"one test module per package module", "T5-26: sub-packages share test modules"),
+    ("testing.md", r"Every comparison states its tolerance", "T5-25: some use NumPy's default"),
+    ("weighted-average.md", r"The cat chased the dog", "T1-14: mutual looking, which a symmetric table allows"),
+    ("queries-keys-values.md", r"The cat chased the dog", "T1-17"),
+    ("why-divide-by-sqrt-dk.md", r"about 4 times more gradient without", "T2-9: the median row gets far less"),
+    ("why-divide-by-sqrt-dk.md", r"does not starve the parameters", "T2-9"),
+    ("causal-masking.md", r"padding rows would average the padding", "T2-15: a large finite mask added in float64 "
+     "leaves the forbidden keys read"),
+    ("where-each-word-stands.md", r"positions 32 apart only", "T3-4: the similarity comes in waves"),
+    ("where-each-word-stands.md", r"fades with distance from it", "T3-4"),
+    ("several-heads.md", r"a PyTorch model's file are the package's matrices", "T3-13: only nn.MultiheadAttention "
+     "stacks and transposes"),
+    ("one-word-at-a-time.md", r"only asymptotically, as n grows", "T4-12: the cause would make the factor smaller"),
 ]
 
 

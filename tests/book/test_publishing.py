@@ -35,7 +35,10 @@ GLOSSARY_TERMS = ["query", "key", "value", "score", "attention weight", "softmax
                   "causal", "padding", "head", "d_k", "cross-attention", "KV cache", "parameter", "activation",
                   "token", "multi-head attention", "multi-query attention", "grouped-query attention", "prefill",
                   "decode", "sliding window", "ring buffer", "residual connection", "MLP", "feed-forward",
-                  "layer norm", "logits", "greedy decoding", "embedding", "encoder", "decoder"]
+                  "layer norm", "logits", "greedy decoding", "embedding", "encoder", "decoder",
+                  "loss", "cross-entropy", "gradient", "gradient descent", "learning rate", "Adam", "RoPE",
+                  "ALiBi", "residual stream", "unembedding", "previous-token head", "induction head",
+                  "K-composition", "ablation", "post-LN", "pre-LN", "RMSNorm", "GELU", "SiLU"]
 
 
 def chapters() -> dict[str, tuple[int, str]]:
@@ -75,9 +78,11 @@ def test_every_entry_has_its_fields():
         if entry.type == "article" and not {"volume", "pages", "doi"} <= set(f):
             problems.append(f"{key}: a journal article needs volume, pages and doi")
         # A report or a repository that has neither (GPT-2's report, a changelog) is a misc with its address.
-        address = entry.type == "misc" and f.get("url", "").startswith("https://")
+        # PMLR's proceedings (AISTATS) give a paper no DOI: its page there is its address.
+        address = f.get("url", "").startswith("https://") and (
+            entry.type == "misc" or f["url"].startswith("https://proceedings.mlr.press/"))
         if "doi" not in f and "eprint" not in f and not address:
-            problems.append(f"{key}: neither a DOI nor an arXiv identifier (nor, for a misc, an https address)")
+            problems.append(f"{key}: neither a DOI nor an arXiv identifier (nor, for a misc or PMLR, an https address)")
         if "eprint" in f and not re.fullmatch(r"\d{4}\.\d{4,5}", f["eprint"]):
             problems.append(f"{key}: eprint {f['eprint']!r} is not an arXiv identifier")
         if "doi" in f and not f["doi"].startswith("10."):

@@ -305,3 +305,10 @@ def test_a_check_with_decimals_writes_how_many_are_asked_for():
     one = data_of(number_check("b", "q?", 0.5, decimals=1, hints=HINTS))
     assert "give 1 decimal," in one["fewer_decimals"]
     assert "decimals" not in data_of(number_check("c", "q?", 0.5, atol=0.1, hints=HINTS))
+
+
+@pytest.mark.parametrize("decimals, label", [(0, "Your answer (a whole number)"), (1, "Your answer (1 decimal)"),
+                                             (3, "Your answer (3 decimals)")])
+def test_number_check_label_says_how_many_decimals_in_good_english(decimals, label):
+    block = number_check("a", "q?", 1.25, decimals=decimals, hints=HINTS)
+    assert f">{label}</label>" in block.markup

@@ -134,6 +134,29 @@ def test_without_scaling_the_query_gradient_grows_while_the_score_gradient_fades
     assert np.all(np.diff(raw["query_gradient_size"]) > 0)
 
 
+def test_the_rows_give_the_means_and_the_same_seed_draws_the_same_rows():
+    raw = saturation([4, 64], n_rows=300, rng=5)
+    scaled = saturation([4, 64], n_rows=300, scaled=True, rng=5)
+    for out in (raw, scaled):
+        assert out["query_gradient_rows"].shape == out["largest_weight_rows"].shape == (2, 300)
+        np.testing.assert_allclose(out["query_gradient_rows"].mean(axis=1), out["query_gradient_size"], rtol=1e-12)
+        np.testing.assert_allclose(out["largest_weight_rows"].mean(axis=1), out["largest_weight"], rtol=1e-12)
+    # The same rows with and without the division: the order of each row's weights is the same.
+    assert (raw["largest_weight_rows"] >= scaled["largest_weight_rows"]).all()
+
+
+def test_without_scaling_the_median_query_gradient_is_far_smaller_though_the_mean_is_larger():
+    # The mean of J K is carried by the few rows whose two largest scores nearly tie; in the typical
+    # row J shrinks faster than K grows.
+    raw = saturation([512], n_rows=1000, rng=1)
+    scaled = saturation([512], n_rows=1000, scaled=True, rng=1)
+    r, s = raw["query_gradient_rows"][0], scaled["query_gradient_rows"][0]
+    assert r.mean() > 3 * s.mean()
+    assert np.median(r) < np.median(s) / 50 and (r < s).mean() > 0.6
+    not_sharp = raw["largest_weight_rows"][0] < 0.9
+    assert not_sharp.mean() < 0.25 and r[not_sharp].sum() > 0.75 * r.sum()
+
+
 def test_query_gradient_is_the_jacobian_times_the_keys_over_the_scale():
     gen = np.random.default_rng(3)
     q, k = gen.standard_normal(8), gen.standard_normal((10, 8))

@@ -55,20 +55,25 @@ def plot_measurements(plain: Sequence, blockwise: Sequence, *, labels=("plain", 
     if ns != [r.n for r in blockwise] or len(ns) < 2:
         raise ValueError(f"need the same sizes (at least two) for both, got {ns} and {[r.n for r in blockwise]}")
     fig, (ax_t, ax_m) = subplots(2, 1, figsize=(4.8, 7.0), sharex=True)
-    for rows, label, colour, marker in ((plain, labels[0], OKABE_ITO[0], "o"),
-                                        (blockwise, labels[1], OKABE_ITO[5], "s")):
+    # The two functions' times are often close: large hollow squares under small filled circles keep
+    # both visible where they overlap.
+    for rows, label, colour, marker, style in (
+            (blockwise, labels[1], OKABE_ITO[5], "s", dict(ms=9, markerfacecolor="none", markeredgewidth=1.6)),
+            (plain, labels[0], OKABE_ITO[0], "o", dict(ms=5.5))):
         ms = [r.seconds * 1e3 for r in rows]
         mib = [max(r.peak_bytes, 1) / _MIB for r in rows]
         p_t = _fit_line(ax_t, ns, ms, colour)
         p_m = _fit_line(ax_m, ns, mib, colour)
-        ax_t.plot(ns, ms, marker, color=colour, ms=6, label=f"{label}: slope {fmt(p_t, 2)}")
-        ax_m.plot(ns, mib, marker, color=colour, ms=6, label=f"{label}: slope {fmt(p_m, 2)}")
+        ax_t.plot(ns, ms, marker, color=colour, label=f"{label}: slope {fmt(p_t, 2)}", **style)
+        ax_m.plot(ns, mib, marker, color=colour, label=f"{label}: slope {fmt(p_m, 2)}", **style)
     for ax, title, unit in ((ax_t, "time of one call", "milliseconds"),
                             (ax_m, "peak extra memory", "MiB")):
         _loglog_axes(ax, ns)
         ax.set_title(title)
         ax.set_ylabel(unit)
-        ax.legend(loc="upper left", frameon=True, framealpha=1)
+        handles, names = ax.get_legend_handles_labels()
+        ax.legend(handles[::-1], names[::-1], loc="upper left", frameon=True, framealpha=1)   # plain first
+    ax_t.tick_params(labelbottom=True)   # sharex hides them; the top panel keeps its own labels
     return finish(fig)
 
 

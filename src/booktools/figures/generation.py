@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator
 
 import selfattention as sa
 
@@ -121,6 +122,12 @@ def plot_time_per_token(with_cache: tuple[Sequence[int], Sequence[float]],
     ax.set_xticks(ticks)
     ax.set_xticklabels([str(n) if n < 1000 else f"{n // 1024}k" for n in ticks])
     ax.minorticks_off()
+    # Whole decades at both ends, and labelled ticks at 1, 2 and 5 of each: every point has a labelled
+    # tick near it, so the gap between the two lines can be read off the axis.
+    all_ms = [s * 1e3 for _, secs in (with_cache, without) for s in secs]
+    ax.set_ylim(10.0 ** np.floor(np.log10(min(all_ms))), 10.0 ** np.ceil(np.log10(max(all_ms))))
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.set_xlabel("context length n (tokens)")
     ax.set_ylabel("milliseconds per token")
     ax.grid(True, which="major", color="0.9", lw=0.6)

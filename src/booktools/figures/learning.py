@@ -18,7 +18,7 @@ from ..style import CMAP, MAX_WIDTH_IN
 from .base import finish, subplots
 
 
-def plot_attention_maps(maps, titles: Sequence[str], words: Sequence[str]) -> Figure:
+def plot_attention_maps(maps, titles: Sequence[str], words: Sequence[str], *, decimals: int = 2) -> Figure:
     """Several small attention maps side by side, two per row, each labelled with its weights.
 
     Parameters
@@ -29,6 +29,9 @@ def plot_attention_maps(maps, titles: Sequence[str], words: Sequence[str]) -> Fi
         One title per map.
     words : sequence of str
         The ``L`` words: rows look, columns are looked at.
+    decimals : int, default 2, keyword-only
+        Decimals of the numbers written in the cells. Use 3 when a weight
+        such as 0.996 would otherwise read 1.00.
 
     Returns
     -------
@@ -38,18 +41,23 @@ def plot_attention_maps(maps, titles: Sequence[str], words: Sequence[str]) -> Fi
     ------
     ValueError
         If ``maps`` is not ``(n, L, L)`` with ``n = len(titles)`` and
-        ``L = len(words)``.
+        ``L = len(words)``, or ``decimals`` is not an integer from 0 to 4.
 
     Examples
     --------
     >>> fig = plot_attention_maps([[[0.5, 0.5], [1.0, 0.0]]], ["run 1"], ["apple", "sweet"])
     >>> fig.axes[0].get_title()
     'run 1'
+    >>> fig = plot_attention_maps([[[0.996, 0.004], [1.0, 0.0]]], ["run 1"], ["apple", "sweet"], decimals=3)
+    >>> fig.axes[0].texts[0].get_text()
+    '0.996'
     """
     m = np.asarray(maps, dtype=float)
     L = len(words)
     if m.ndim != 3 or m.shape[1:] != (L, L) or m.shape[0] != len(titles):
         raise ValueError(f"maps must have shape ({len(titles)}, {L}, {L}): one (L, L) map per title, got {m.shape}")
+    if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 4:
+        raise ValueError(f"decimals must be an integer from 0 to 4 (the cells are small), got {decimals!r}")
     n = m.shape[0]
     columns = min(2, n)
     rows = -(-n // columns)
@@ -63,7 +71,7 @@ def plot_attention_maps(maps, titles: Sequence[str], words: Sequence[str]) -> Fi
         for i in range(L):
             for j in range(L):
                 dark = m[k, i, j] < 0.6          # viridis is dark below, light above
-                ax.text(j, i, fmt(m[k, i, j], 2), ha="center", va="center", fontsize=13,
+                ax.text(j, i, fmt(m[k, i, j], decimals), ha="center", va="center", fontsize=13,
                         color="white" if dark else "black")
         ax.set_title(titles[k])
         ax.set_xticks(range(L), labels=list(words))

@@ -84,15 +84,15 @@ def plot_online_softmax(steps: Sequence, scores, final, *, query: int = 0) -> Fi
     ax_l.bar(blocks, kept, color=OKABE_ITO[4], label="old ℓ, rescaled")
     ax_l.bar(blocks, new, bottom=kept, color=OKABE_ITO[1], label="this block")
     top = (kept + new).max()
-    for k, (b, st) in enumerate(zip(blocks, steps)):
-        if k > 0:
-            ax_l.annotate(f"×{fmt(st.rescale[i], 2)}", (b, kept[k] + new[k]), xytext=(0, 3),
-                          textcoords="offset points", ha="center")
-    ax_l.set_ylim(0, top * 1.7)
+    for k, (b, st) in enumerate(zip(blocks, steps)):   # the factor over every bar: ×0 over the first
+        factor = "0" if st.rescale[i] == 0 else fmt(st.rescale[i], 2)
+        ax_l.annotate(f"×{factor}", (b, kept[k] + new[k]), xytext=(0, 3),
+                      textcoords="offset points", ha="center")
+    ax_l.set_ylim(0, top * 1.4)   # room for the factors and the legend, one line of two entries
     ax_l.set_xticks(blocks)
     ax_l.set_xlabel("after block")
     ax_l.set_title("(b) running sum ℓ")
-    ax_l.legend(loc="upper left", frameon=True, framealpha=1)
+    ax_l.legend(loc="upper left", ncol=2, frameon=True, framealpha=1)
 
     # (c) the partial output converges to plain attention's
     partial = np.array([st.partial[i] for st in steps])  # (blocks, d_v)

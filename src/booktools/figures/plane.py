@@ -113,10 +113,11 @@ def plot_weighted_mix(x, weights, words: Sequence[str], i: int) -> Figure:
         ax.plot(*x[j], _MARKERS[j % 3], color=colour, ms=9, alpha=0.45)
         ax.annotate(word, x[j], xytext=(6, 6), textcoords="offset points", color="0.3")
         end = start + w[i, j] * x[j]
-        ax.plot([start[0], end[0]], [start[1], end[1]], "--", color=colour, lw=2.2,
+        ax.plot([start[0], end[0]], [start[1], end[1]], "--", color=colour, lw=2.2, zorder=4,
                 label=f"{fmt(w[i, j], 3)} × {word}")
         start = end
-    ax.plot(*out, "*", color="black", ms=15, label=f"output of {words[i]}")
+    # A hollow star under the pieces: a short last piece (car's 0.045 × [0, 2]) stays visible inside it.
+    ax.plot(*out, "*", color="black", mfc="none", mew=1.2, ms=15, zorder=3, label=f"output of {words[i]}")
     ax.annotate(f"[{fmt(out[0], 2)}, {fmt(out[1], 2)}]", out, xytext=(-8, 10),
                 textcoords="offset points", ha="right")
     ax.legend(loc="upper right", frameon=True, framealpha=1)

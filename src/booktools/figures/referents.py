@@ -85,18 +85,26 @@ def plot_referent_heads(first, second, *, sentences: Sequence[str], targets: Seq
         seen = set()
         for (layer, head), marker, colour, meaning in marks:
             x, y = w[layer, head]
+            # The label goes above right of a head that sits above the other marked heads, below right
+            # of one below them: the labels stay clear of each other and of the arrows between them.
+            others = [w[lh][1] for lh, *_ in marks if lh != (layer, head)]
+            offset = (9, -15) if others and y < np.mean(others) else (8, 6)
             ax.scatter([x], [y], s=95, marker=marker, color=colour, edgecolors="black",
                        linewidths=0.8, zorder=4, label=None if meaning in seen else meaning)
             seen.add(meaning)
-            ax.annotate(f"{layer}, {head}", (x, y), xytext=(7, 5), textcoords="offset points", zorder=5)
+            ax.annotate(f"{layer}, {head}", (x, y), xytext=offset, textcoords="offset points", zorder=6,
+                        bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.85))
         ax.set_xlim(0, top)
         ax.set_ylim(0, top)
         ax.set_aspect("equal")
         ax.set_title(title)
         ax.set_ylabel(f'weight "{source}" → "{targets[1]}"')
         ax.grid(True, color="0.92", lw=0.6)
+        # The two sides of the diagonal, named away from the crowd of points near zero and from the
+        # heads along the bottom edge.
         ax.text(top * 0.04, top * 0.96, f'prefers "{targets[1]}"', fontsize=12, color="0.3", va="top")
-        ax.text(top * 0.96, top * 0.04, f'prefers "{targets[0]}"', fontsize=12, color="0.3", ha="right")
+        ax.text(top * 0.96, top * 0.3, f'prefers "{targets[0]}"', fontsize=12, color="0.3", ha="right",
+                va="center")
     axes[1].set_xlabel(f'weight "{source}" → "{targets[0]}"')
     axes[0].tick_params(labelbottom=True)
     for (layer, head), marker, colour, _ in marks:  # in the second panel: where each was, and its move
@@ -104,7 +112,7 @@ def plot_referent_heads(first, second, *, sentences: Sequence[str], targets: Seq
                         linewidths=1.3, zorder=3)
         # Curved: two heads that swap places get two arcs, one on each side, not one double arrow.
         axes[1].annotate("", xy=tuple(b[layer, head]), xytext=tuple(a[layer, head]),
-                         arrowprops=dict(arrowstyle="-|>", color=colour, lw=1.6, shrinkA=4, shrinkB=7,
+                         arrowprops=dict(arrowstyle="-|>", color=colour, lw=2.0, shrinkA=4, shrinkB=7,
                                          connectionstyle="arc3,rad=0.5"),
                          zorder=3)
     handles, labels = axes[0].get_legend_handles_labels()

@@ -79,6 +79,11 @@ def three_moves(x, words: Sequence[str], word: int = 0) -> dict:
     dx = 0 if np.array_equal(x, np.round(x)) else DECIMALS["x"]      # [2, 0], not [2.00, 0.00]
     ds, dw, do = DECIMALS["scores"], DECIMALS["weights"], DECIMALS["output"]
     pieces = shares[:, None] * x                                              # (n, 2)
+    # Each part is rounded on its own, so the rounded parts can miss the rounded blend in the last digit.
+    parts_sum = np.array([[float(fmt(v, do)) for v in piece] for piece in pieces]).sum(axis=0)   # (2,)
+    rounding = ("" if _vector(parts_sum, do) == _vector(output, do) else
+                f" Each number is rounded to {do} decimals: the rounded parts add up to {_vector(parts_sum, do)}, "
+                f"and the blend, rounded after adding, is {_vector(output, do)}.")
     others = ", ".join(words[j] for j in range(len(words)) if j != word)
     top = int(np.argmax(shares))
     moves = [
@@ -96,7 +101,7 @@ def three_moves(x, words: Sequence[str], word: int = 0) -> dict:
         {"name": "blend", "title": "Move 3 of 3: blend",
          "text": f"{me.capitalize()}'s new vector is the blend: every word times its share, added up. "
                  + " + ".join(f"{fmt(shares[j], dw)} × {_vector(x[j], dx)}" for j in range(len(words)))
-                 + f" = {_vector(output, do)}.",
+                 + f" = {_vector(output, do)}." + rounding,
          "columns": ["word", "share × word"],
          "rows": [[words[j], _vector(pieces[j], do)] for j in range(len(words))]
                  + [["blend", _vector(output, do)]]},

@@ -151,6 +151,70 @@ def test_referent_heads_mark_where_each_head_was_so_swapped_heads_stay_apart():
     finish(fig)
 
 
+def _text_box(fig, text):
+    """The display box of ``text`` once ``fig`` is drawn."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    canvas.draw()
+    return text.get_window_extent(canvas.get_renderer())
+
+
+def test_referent_heads_keep_labels_clear_of_the_points_and_of_each_other():
+    first = np.full((2, 3, 2), 0.05)
+    second = first.copy()
+    first[1, 2], second[1, 2] = (0.10, 0.08), (0.05, 0.19)   # as in the chapter: the heads almost swap
+    first[0, 0], second[0, 0] = (0.07, 0.13), (0.09, 0.07)
+    first[0, 1], second[0, 1] = (0.68, 0.02), (0.56, 0.04)   # a head far toward "x", near the bottom edge
+    fig = finish(plot_referent_heads(first, second, sentences=["a", "b"], targets=["x", "y"],
+                                     highlight=[(1, 2)], against=[(0, 0)]))
+    for ax, w in zip(fig.axes, (first, second)):
+        points = ax.transData.transform(w.reshape(-1, 2))     # (heads, 2) in display pixels
+        corner = [t for t in ax.texts if t.get_text().startswith("prefers")]
+        assert len(corner) == 2
+        for text in corner:                                  # no head under a side's name
+            box = _text_box(fig, text)
+            assert not any(box.contains(x, y) for x, y in points), text.get_text()
+        labels = [_text_box(fig, t) for t in ax.texts if t.get_text() in ("1, 2", "0, 0")]
+        assert len(labels) == 2 and not labels[0].overlaps(labels[1])
+
+
+def test_online_softmax_writes_the_factor_over_every_bar():
+    rng = np.random.default_rng(1)
+    q, k, v = rng.standard_normal((1, 4)), rng.standard_normal((16, 4)), rng.standard_normal((16, 2))
+    steps = sa.online_softmax_trace(q, k, v, block_size=4)
+    fig = plot_online_softmax(steps, sa.attention_scores(q, k), sa.scaled_dot_product_attention(q, k, v))
+    factors = [t.get_text() for t in fig.axes[1].texts]
+    assert len(factors) == len(steps) and factors[0] == "×0"   # the first block has no old sum to keep
+    top = max(st.run_sum[0] for st in steps)
+    assert fig.axes[1].get_ylim()[1] < 1.5 * top                # no tall empty band above the bars
+    finish(fig)
+
+
+def test_measurements_keep_both_markers_visible_and_label_both_panels():
+    ns = [256, 512, 1024]
+    same = [Measurement(m, m * m * 1e-8, m * m * 4) for m in ns]   # equal times: the points coincide
+    fig = finish(plot_measurements(same, same))
+    for ax in fig.axes:
+        square, circle = (line for line in ax.lines if line.get_linestyle() == "None")
+        assert square.get_marker() == "s" and square.get_markerfacecolor() == "none"   # hollow, under
+        assert circle.get_marker() == "o" and circle.get_markersize() < square.get_markersize()
+        assert [t.get_text() for t in ax.get_xticklabels()] == [str(n) for n in ns]
+        assert all(t.get_visible() for t in ax.get_xticklabels())
+
+
+def test_time_per_token_labels_a_tick_near_every_point():
+    cached, full = ([512, 1024, 2048], [3.3e-4, 4.5e-4, 6e-4]), ([256, 512, 1024], [7.8e-3, 2.3e-2, 6.5e-2])
+    fig = finish(plot_time_per_token(cached, full))
+    ax = fig.axes[0]
+    low, high = ax.get_ylim()
+    assert np.log10(low) == np.floor(np.log10(low)) and np.log10(high) == np.floor(np.log10(high))
+    ticks = [v for v in ax.get_yticks() if low <= v <= high]
+    assert all(t.get_text() for t in ax.get_yticklabels() if low <= t.get_position()[1] <= high)
+    for ms in [s * 1e3 for s in cached[1] + full[1]]:
+        assert min(abs(np.log10(ms / t)) for t in ticks) < np.log10(2.5)   # within a factor 2.5
+
+
 def test_online_softmax_panels_use_the_chapters_symbols():
     rng = np.random.default_rng(0)
     q, k, v = rng.standard_normal((1, 2)), rng.standard_normal((8, 2)), rng.standard_normal((8, 2))
