@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -119,14 +120,15 @@ def first_runs(browser, base) -> dict:
     return results
 
 
-def main():
-    with serve(SITE, Counting) as base, sync_playwright() as pw:
+def main(site: Path = SITE):
+    """Measure the site at ``site`` (``python tools/measure_run.py [folder]``; by default the build's)."""
+    with serve(site, Counting) as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium",
                                      args=["--headless", "--no-sandbox", "--disable-gpu",
                                            "--disable-background-networking"])
         first_runs(browser, base)
         browser.close()
-    with serve(SITE, Counting) as base, sync_playwright() as pw:
+    with serve(site, Counting) as base, sync_playwright() as pw:
         url = f"{base}/weighted-average.html"
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium",
                                      args=["--headless", "--no-sandbox", "--disable-gpu"])
@@ -142,4 +144,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else SITE)
