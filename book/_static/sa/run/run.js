@@ -286,7 +286,6 @@ async function run(cell) {
         failedAbove(cell, c);
         return;
       }
-      if (c.output.textContent !== "") c.output.hidden = false;
     }
     status(cell, "Running…");
     const t1 = performance.now();
