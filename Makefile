@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 SPHINXOPTS ?= -n -W --keep-going -j 2
 PORT   ?= 8000
 
-.PHONY: venv runtime model-f16 induction-weights html pdf pdf-tools serve lint test test-fast bench bench-induction bench-explorer bench-run bench-suite lighthouse repro-check clean reset
+.PHONY: venv runtime model-f16 induction-weights induction-experiment html pdf pdf-tools serve lint test test-fast bench bench-induction bench-explorer bench-run bench-train-lab bench-suite lighthouse repro-check clean reset
 
 # Create the virtual environment and install the pinned requirements, the library and the
 # book's tooling once; reinstall when a requirements or project file changes.
@@ -97,14 +97,23 @@ bench: $(VENV)/.bench-installed
 	$(BIN)/python bench/attention_bench.py
 
 # The copying model's trained weights (chapter "Two heads that learned to copy"), from its seed:
-# writes src/selfattention/induction/weights.npz (a few minutes on one core).
+# writes src/selfattention/induction/weights.npz (about 5 minutes on one core). One BLAS thread:
+# the same bits on the same machine.
+ONE_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 induction-weights: $(STAMP)
-	$(BIN)/python -m selfattention.induction
+	$(ONE_THREAD) $(BIN)/python -m selfattention.induction
+
+# Where positions enter: trains the copying model with positions in every layer's queries and keys
+# ("qk") and in the residual stream ("stream"), the book's seed and settings, in two processes side by
+# side (about 5 minutes on two cores); writes src/selfattention/induction/positions.npz, which compares
+# them with the shipped run ("qk0"), and each run to _build/induction-positions/.
+induction-experiment: $(STAMP)
+	$(ONE_THREAD) $(BIN)/python -m selfattention.induction experiment
 
 # Benchmark (not a test): the time to train the copying model with the book's settings, and that
 # the result is the shipped weights bit for bit; writes _build/induction-bench.json.
 bench-induction: $(STAMP)
-	$(BIN)/python bench/induction_bench.py
+	$(ONE_THREAD) $(BIN)/python bench/induction_bench.py
 
 # Benchmark (not a test): the clean build (make clean && make html), the cold build (an empty
 # execution cache) with where their time goes, and make test on a fresh clone with its slowest tests;
@@ -123,6 +132,13 @@ bench-explorer: html
 # _build/run-bench.json and prints a table (tools/measure_run.py).
 bench-run: html
 	$(BIN)/python tools/measure_run.py
+
+# Benchmark (not a test): the "training" lab of chapter "Two heads that learned to copy" in Chromium,
+# from the press of Train (Python downloaded from 127.0.0.1 in a new profile) to the heads' forming by the
+# lab's rule and to the phase change by the package's (goal: 120 s or less), and the seconds per step;
+# writes _build/training-lab-bench.json and prints a table (bench/training_lab_bench.py).
+bench-train-lab: html
+	$(BIN)/python bench/training_lab_bench.py
 
 # Benchmark (not a test): Lighthouse's mobile preset on every chapter page,
 # served with gzip on 127.0.0.1; writes _build/lighthouse.json and prints a

@@ -12,8 +12,11 @@ book's ``.venv``)::
     /tmp/refvenv/bin/pip install torch==2.13.0 numpy   # CPU wheel; never plain `torch`
     /tmp/refvenv/bin/python scripts/make_induction_reference.py [--out PATH]
 
-The file holds the parameters (``W_E`` … ``W_U``, the layout of
-``selfattention.induction.model``), ``tokens`` (B, n), ``ablate`` (pairs of
+The model is the package's ``"qk"`` design (positions on every layer's queries
+and keys) at small sizes, two heads in each layer: 16 symbols, 24 positions,
+``d_model`` 32. The file holds the parameters (``W_E``, ``W_pos``, ``W_U``, and
+``W_Q`` … ``W_O`` stacked by layer, (2, 32, 32); the test takes layer ``l``'s
+slice as ``selfattention.induction.model``'s ``W_Q{l}`` …), ``tokens`` (B, n), ``ablate`` (pairs of
 layer and head), and PyTorch's ``logits`` (B, n, V), ``logits_ablated`` and
 ``weights`` (layers, B, h, n, n), with ``versions``.
 """

@@ -48,6 +48,7 @@ def test_the_library_wheel_holds_selfattention_only(tmp_path):
     assert tops == {"selfattention", "selfattention-0.1.0.dist-info"}, sorted(tops)
     assert "selfattention/fast/__init__.py" in names and "selfattention/bert/encoder.py" in names
     assert "selfattention/induction/weights.npz" in names   # the copying model's trained weights
+    assert "selfattention/induction/positions.npz" in names  # and the positions experiment's results
 
 
 def test_the_book_tooling_wheel_holds_booktools_and_booksite(tmp_path):

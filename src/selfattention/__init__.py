@@ -12,6 +12,9 @@ Two layers:
   a tiny causal decoder that writes one token at a time with a KV cache
   (:mod:`selfattention.generation`), a two-layer attention-only model
   trained to copy, with its induction head (:mod:`selfattention.induction`),
+  the same circuit wired by hand in one-hot blocks (:mod:`selfattention.wiring`),
+  a small decoder-only transformer trained on the book's own prose, that writes
+  (``selfattention.writer``),
   the position schemes: sinusoidal, learned, RoPE and ALiBi
   (:mod:`selfattention.positions`),
   the recurrent network that attention replaces (:mod:`selfattention.rnn`),
@@ -58,6 +61,8 @@ _SUBMODULES = (
     "rnn",
     "scaling",
     "sparse",
+    "wiring",
+    "writer",
 )
 
 #: Where each name of the package lives: the submodule it is imported from, when first used.
@@ -70,6 +75,7 @@ _EXPORTS = {
         "check_cross_weights", "check_decode_step", "check_gradient_step", "check_head", "check_head_counts",
         "check_head_scores", "check_induction_score", "check_rnn_states", "check_rope", "check_scaled_row",
         "check_score_memory", "check_scores", "check_split_heads", "check_strongest_head", "check_window_count",
+        "check_wiring",
     ),
     "cross": ("SOURCE", "TARGET", "cat_is_sleeping", "cross_attention"),
     "examples": ("SENTENCE", "WORDS", "i_love_cats", "three_words"),
@@ -173,6 +179,7 @@ __all__ = [
     "check_split_heads",
     "check_strongest_head",
     "check_window_count",
+    "check_wiring",
     "checks",
     "concat_heads",
     "cost",
@@ -233,4 +240,6 @@ __all__ = [
     "tiny_decoder",
     "train_head",
     "training_run",
+    "wiring",
+    "writer",
 ]

@@ -51,7 +51,7 @@ def test_the_shipped_run_loads_from_inside_a_zip(tmp_path):
     done = subprocess.run([sys.executable, "-c", code, str(zipped)], capture_output=True, text=True,
                           env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "(16, 32)"
+    assert done.stdout.strip() == "(52, 64)"
 
 
 def test_trimmed_zip_is_the_same_bytes_twice_and_sorted(tmp_path):

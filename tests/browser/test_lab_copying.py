@@ -3,18 +3,22 @@
 The expected values are computed here from the lab's own configuration in
 the built page (``booktools.labs.copying``, from
 ``selfattention.induction.continue_sequence`` on the parameters the page
-holds; the page ships no test data). Each test state is a sequence that is
-typed or picked, then a number of presses of "Write the guess". They are
-performed with the mouse, with the keyboard and by touch, and the sequence,
-the guess, its probability and the two heads' weights must then show what
-the package gives.
+holds, float16; the page ships no test data). Each test state is a sequence
+that is typed or picked, then a number of presses of "Write the guess". They
+are performed with the mouse, with the keyboard and by touch, and the
+sequence (as typed: case matters), the guess, its probability and the two
+heads' weights must then show what the package gives. The page's rounded
+model must also write what the shipped model writes, with probabilities
+within ``ROUNDING_TOLERANCE`` of it.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import lab_fixture, open_lab_page
+from booktools.labs.copying import ROUNDING_TOLERANCE
+from selfattention.induction import continue_sequence, training
+from tests.browser.conftest import lab_fixture, open_lab_page, read_config
 
 pytestmark = pytest.mark.browser
 
@@ -26,6 +30,11 @@ READY = f"{LAB}.sa-lab-ready .sa-copy-cell"
 @pytest.fixture(scope="module")
 def fixture(built_book) -> dict:
     return lab_fixture(built_book, PAGE, "copy-lab", "copying")
+
+
+@pytest.fixture(scope="module")
+def config(built_book) -> dict:
+    return read_config(built_book, PAGE, "copy-lab")
 
 
 @pytest.fixture(scope="module")
@@ -108,9 +117,42 @@ def test_taps_match_the_package(phone, fixture):
     assert phone.watch.console_errors == []
 
 
+def test_the_lab_writes_what_the_shipped_model_writes(desk, config):
+    """The page's float16 parameters change no guess of the shipped float64 model on the examples, and move
+    no probability by more than the rounding's tolerance (plus the half unit of the two decimals shown)."""
+    run = training.load()
+    assert config["digest"] == training.digest(run["params"]), (
+        "the built page holds other weights than the package ships: rebuild the book")
+    writes = 6
+    for i, example in enumerate(config["examples"]):
+        lab = fresh(desk)
+        activate(desk, lab.locator(f"button[data-example='{i}']"), "mouse")
+        shown_p = [float(shown(lab)["probability"])]
+        for _ in range(writes - 1):
+            press(desk, lab, "write", "mouse")
+            shown_p.append(float(shown(lab)["probability"]))
+        press(desk, lab, "write", "mouse")
+        want = continue_sequence(run["params"], example["text"], writes)
+        assert shown(lab)["text"] == want["text"], example["name"]
+        half = 0.5 * 10 ** -config["decimals"]
+        assert all(abs(got - p) <= ROUNDING_TOLERANCE + half
+                   for got, p in zip(shown_p, want["probabilities"], strict=True)), (example, shown_p)
+
+
+def test_case_is_kept(desk):
+    """"a" and "A" are two symbols: the lab reads what is typed, never in capitals."""
+    lab = fresh(desk)
+    box = lab.locator("input[data-part=input]")
+    box.fill("qZ aBcaB")
+    press(desk, lab, "read", "mouse")
+    assert shown(lab)["text"] == "qZaBcaB" and box.input_value() == "qZ aBcaB"
+    press(desk, lab, "write", "mouse")
+    assert box.input_value().startswith("qZaBcaB") and shown(lab)["text"] == box.input_value()
+
+
 def test_a_full_sequence_says_so_and_keeps_the_focus(desk, fixture):
     lab = fresh(desk)
-    lab.locator("input[data-part=input]").fill("AB" * (fixture["positions"] // 2))
+    lab.locator("input[data-part=input]").fill("Ab" * (fixture["positions"] // 2))
     press(desk, lab, "read", "keyboard")
     write = lab.locator("button[data-action=write]")
     assert write.get_attribute("aria-disabled") == "true"
@@ -124,18 +166,18 @@ def test_a_full_sequence_looks_disabled_too(desk, fixture):
     lab = fresh(desk)
     write = lab.locator("button[data-action=write]")
     assert write.evaluate("el => getComputedStyle(el).opacity") == "1"
-    lab.locator("input[data-part=input]").fill("AB" * (fixture["positions"] // 2))
+    lab.locator("input[data-part=input]").fill("Ab" * (fixture["positions"] // 2))
     press(desk, lab, "read", "mouse")
     assert write.get_attribute("aria-disabled") == "true"
     assert float(write.evaluate("el => getComputedStyle(el).opacity")) < 1
     assert write.evaluate("el => getComputedStyle(el).cursor") == "default"
 
 
-def test_a_sequence_too_long_is_kept_and_named(desk, fixture):
+def test_a_sequence_too_long_is_kept_and_named(desk, fixture, config):
     """A longer sequence is not cut short without a word (reader walk W3 #13)."""
     lab = fresh(desk)
     n = fixture["positions"] + 8
-    text = ("ABCDEFGHIJKLMNOP" * n)[:n]
+    text = (config["symbols"] * n)[:n]
     box = lab.locator("input[data-part=input]")
     box.fill(text)
     press(desk, lab, "read", "mouse")
@@ -156,23 +198,25 @@ def test_the_keyboard_passes_the_examples_without_reading_them(desk, fixture):
     """Arrows and Tab over the examples leave the reader's sequence alone; Enter reads one (reader walk W3 #15)."""
     lab = fresh(desk)
     box = lab.locator("input[data-part=input]")
-    box.fill("ABCABC")
+    box.fill("AbcAbc")
     box.press("Enter")
     first = lab.locator("button[data-example='0']")
     first.focus()
     for key in ("ArrowDown", "ArrowUp", "ArrowRight", "Tab"):
         desk.keyboard.press(key)
-    assert box.input_value() == "ABCABC" and shown(lab)["text"] == "ABCABC"
+    assert box.input_value() == "AbcAbc" and shown(lab)["text"] == "AbcAbc"
     first.focus()
     desk.keyboard.press("Enter")
     assert box.input_value() == shown(lab)["text"] == fixture["states"][0]["shown"]["text"]
 
 
-def test_a_wrong_symbol_is_named(desk):
+def test_a_wrong_symbol_is_named(desk, config):
     lab = fresh(desk)
-    lab.locator("input[data-part=input]").fill("ABZ9")
+    lab.locator("input[data-part=input]").fill("AbZ9-é z")
     press(desk, lab, "read", "mouse")
-    assert lab.locator("[role=status]").text_content() == "Only the letters A to P are symbols here, not Z, 9."
+    assert lab.locator("[role=status]").text_content() == (
+        "Only the letters A to Z and a to z are symbols here, not 9, -, é.")
+    assert shown(lab)["text"] == config["examples"][0]["text"]   # nothing was read: the first example stays
 
 
 def test_the_lab_fits_a_phone_and_everything_has_a_name(phone):

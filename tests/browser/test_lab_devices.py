@@ -29,6 +29,7 @@ LABS = [
     ("the-cost-of-full-context.html", "#grid-lab"),
     ("one-word-at-a-time.html", "#gen-lab"),
     ("two-heads-that-copy.html", "#copy-lab"),
+    ("two-heads-that-copy.html", "#train-lab"),
 ]
 
 # Every visible element that holds text of its own, with its text colour

@@ -5,8 +5,11 @@ Chromium on inputs chosen here and compared with the package's own result:
 softmax, self-attention's scores, weights and output, the weighted average,
 the count of scores, one head's weights from stored scores, float16 decoding
 (every one of the 65,536 bit patterns), the book's number formats, the
-apple/sweet head's loss, gradient and gradient descent on c, and multi-head
-attention, with its queries cut from one W_Q or made head by head.
+apple/sweet head's loss, gradient and gradient descent on c, multi-head
+attention, with its queries cut from one W_Q or made head by head, and the
+copying model read with a KV cache: for models of any sizes and any place of
+the positions, and for the built chapter's own float16 parameters, whose guesses
+must be the shipped model's.
 """
 
 from __future__ import annotations
@@ -19,7 +22,12 @@ import pytest
 import selfattention as sa
 from booktools.formatting import fmt, format_count
 from booktools.head_weights import MEAN, head_weights
+from booktools.labs.copying import ROUNDING_TOLERANCE, decode_matrices, encode_matrices, sizes_json
 from booktools.labs.explorer import compact_scores, decode_scores, encode_scores
+from selfattention.induction import continue_sequence, training
+from selfattention.induction.generation import empty_cache, read_symbol
+from selfattention.induction.model import SIZES, Sizes, init_params
+from tests.browser.conftest import read_config
 
 pytestmark = pytest.mark.browser
 
@@ -203,3 +211,86 @@ def test_multi_head_equals_the_package(run, h, split):
     out, weights = sa.multi_head_attention(x, *mats, h, return_weights=True)
     np.testing.assert_allclose(got["weights"], weights, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(got["output"], out, rtol=1e-12, atol=1e-14)
+
+
+# --- the copying model, read one symbol at a time with a KV cache (copyingStep) --------------------
+
+#: Read ``a.tokens`` with the parameters ``a.params`` (rows) or ``a.stored`` (float16, decoded here), then
+#: write ``a.steps`` guesses, each the most likely symbol; every step's logits and weights.
+COPYING_RUN = """(m, f, a) => {
+  const p = a.stored ? m.decodeMatrices(a.stored) : a.params;
+  const cache = m.copyingCache(a.sizes.heads);
+  const tokens = [...a.tokens];
+  const steps = tokens.map((t, i) => m.copyingStep(p, a.sizes, cache, t, i));
+  const probabilities = [];
+  for (let s = 0; s < (a.steps ?? 0); s += 1) {
+    const pr = m.softmax(steps.at(-1).logits);
+    const best = pr.indexOf(Math.max(...pr));
+    probabilities.push(pr[best]);
+    tokens.push(best);
+    if (tokens.length < a.sizes.nPositions) steps.push(m.copyingStep(p, a.sizes, cache, best, tokens.length - 1));
+  }
+  return { steps, tokens, probabilities };
+}"""
+
+COPYING_SIZES = {
+    "the book's": SIZES,
+    "positions in every q and k": SIZES._replace(positions="qk"),
+    "three layers, positions in the stream": Sizes(vocab=7, n_positions=6, d_model=8, heads=(1, 3, 2), d_head=3,
+                                                   positions="stream"),
+    "one layer of three heads": Sizes(vocab=5, n_positions=5, d_model=6, heads=(3,), d_head=2, positions="qk0"),
+}
+
+
+@pytest.mark.parametrize("sizes", COPYING_SIZES.values(), ids=COPYING_SIZES.keys())
+def test_copying_step_equals_the_package_for_any_sizes(run, sizes):
+    """The same JavaScript reads any model of the kind: heads per layer and where positions enter come from sizes."""
+    params = {k: v * 2.0 for k, v in init_params(3, sizes).items()}     # larger weights: sharper softmaxes
+    tokens = RNG.integers(0, sizes.vocab, min(sizes.n_positions, 10))
+    got = run(COPYING_RUN, {"params": {k: v.tolist() for k, v in params.items()}, "sizes": sizes_json(sizes),
+                            "tokens": tokens.tolist()})["steps"]
+    cache = empty_cache(sizes)
+    for position, token in enumerate(tokens):
+        logits, weights = read_symbol(params, int(token), position, cache, sizes=sizes)
+        np.testing.assert_allclose(got[position]["logits"], logits, rtol=1e-12, atol=1e-12)
+        assert [np.shape(w) for w in got[position]["weights"]] == [w.shape for w in weights]
+        for js, py in zip(got[position]["weights"], weights, strict=True):
+            np.testing.assert_allclose(js, py, rtol=1e-12, atol=1e-15)
+
+
+def test_copying_step_names_a_wrong_design_and_a_wrong_position(run):
+    got = run("""(m) => {
+        const say = (fn) => { try { fn(); return null; } catch (e) { return e.message; } };
+        const sizes = { heads: [1], dHead: 1, positions: "qk0" };
+        return [say(() => m.positionsInQk("everywhere", 0)),
+                say(() => m.copyingStep({}, sizes, m.copyingCache([1]), 0, 3))];
+    }""")
+    assert got == ['no positions design "everywhere"', "the cache holds 0 symbols, so the next is at position 0, not 3"]
+
+
+def test_decode_matrices_reads_float16_exactly(run):
+    values = {"W": np.concatenate([RNG.normal(0, 3, 30), [0.0, -0.0, 6e-8, -65504.0, 1e-5]]).reshape(5, 7),
+              "V": RNG.normal(0, 1, (1, 3))}
+    stored = encode_matrices(values)
+    got = run("(m, f, a) => m.decodeMatrices(a)", stored)
+    for name, want in decode_matrices(stored).items():
+        np.testing.assert_array_equal(got[name], want)
+        np.testing.assert_allclose(want, values[name], rtol=2.0**-11, atol=2.0**-25)   # float16's rounding
+
+
+def test_the_chapters_float16_model_writes_what_the_shipped_model_writes(run, built_book):
+    """On the lab's examples, the page's parameters give the package's numbers on them, and the shipped model's
+    guesses, with every probability within ``ROUNDING_TOLERANCE`` of the shipped model's."""
+    config = read_config(built_book, "two-heads-that-copy.html", "copy-lab")
+    shipped = training.load()["params"]
+    assert config["digest"] == training.digest(shipped), "the built page holds other weights: rebuild the book"
+    page_params, symbols = decode_matrices(config["params"]), config["symbols"]
+    for example in config["examples"]:
+        text, steps = example["text"], 8
+        got = run(COPYING_RUN, {"stored": config["params"], "sizes": config["sizes"], "steps": steps,
+                                "tokens": [symbols.index(c) for c in text]})
+        page = continue_sequence(page_params, text, steps)
+        np.testing.assert_allclose(got["probabilities"], page["probabilities"], rtol=1e-12)
+        want = continue_sequence(shipped, text, steps)
+        assert "".join(symbols[t] for t in got["tokens"]) == want["text"], example["name"]
+        np.testing.assert_allclose(got["probabilities"], want["probabilities"], rtol=0, atol=ROUNDING_TOLERANCE)

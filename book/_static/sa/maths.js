@@ -2,8 +2,9 @@
 // package (selfattention) and is tested in the browser against it
 // (tests/browser/test_lab_maths.py): softmax, the scores and the weighted
 // average of self-attention, one head step by step (matmul, headTrace,
-// isSymmetric), the count of scores, float16 decoding, and the apple/sweet
-// head's loss, gradient and gradient descent (appleSweet, gradientStep, descend).
+// isSymmetric), the count of scores, float16 decoding, the apple/sweet
+// head's loss, gradient and gradient descent (appleSweet, gradientStep, descend),
+// and the copying model read with a KV cache (copyingStep, decodeMatrices).
 
 // softmax of one row, shifted by its largest value (selfattention.softmax).
 export function softmax(row) {
@@ -154,39 +155,70 @@ export function maskedWeights(scoreTable, allowed) {
   return scoreTable.map((row, i) => maskedSoftmax(row, allowed[i]));
 }
 
-// One step of the copying model with a KV cache (selfattention.induction.generation.decode_step):
-// feed `token` at `position`; the keys and values join `cache` ({k: [layer][head][t][d],
-// v: ...}, updated in place). Positions are added to the queries' and keys' input only.
+// --- two-heads-that-copy: the copying model, one symbol at a time with a KV cache -------------
+
+// True if layer `layer`'s queries and keys read x + W_pos rather than x
+// (selfattention.induction.model.positions_in_qk): "qk0" adds the positions to
+// layer 0's only, "qk" to every layer's, "stream" to none (they are in x).
+export function positionsInQk(positions, layer) {
+  if (!["qk0", "qk", "stream"].includes(positions)) throw new RangeError(`no positions design "${positions}"`);
+  return positions === "qk" || (positions === "qk0" && layer === 0);
+}
+
+// One step of the copying model with a KV cache (selfattention.induction.generation.read_symbol):
+// feed `token` at `position`. `p` holds the parameters by name as arrays of rows (W_E, W_pos,
+// W_Q0, W_K0, W_V0, W_O0, W_Q1, ..., W_U); `sizes` is {heads: one count per layer, dHead,
+// positions: "qk0" | "qk" | "stream"}, so another model of the same kind needs no change here.
+// Each head's key and value join `cache` ({k: [layer][head][t][d], v: ...}, updated in place).
 // Returns the logits of the next symbol and each layer's weights, [layer][head][t].
-export function copyingStep(p, cache, token, position, dHead) {
+export function copyingStep(p, sizes, cache, token, position) {
+  const { heads, dHead, positions } = sizes;
+  if (cache.k[0][0].length !== position) {
+    throw new RangeError(`the cache holds ${cache.k[0][0].length} symbols, so the next is at position ${cache.k[0][0].length}, not ${position}`);
+  }
   const vecMat = (x, m) => m[0].map((_, c) => x.reduce((t, xi, r) => t + xi * m[r][c], 0));
-  let x = p.W_E[token].slice();
+  const plus = (a, b) => a.map((v, c) => v + b[c]);
+  const pos = p.W_pos[position];
+  let x = positions === "stream" ? plus(p.W_E[token], pos) : p.W_E[token].slice();  // (d_model)
   const weights = [];
-  for (let layer = 0; layer < p.W_Q.length; layer += 1) {
-    const qkIn = x.map((v, c) => v + p.W_pos[position][c]);
-    const [q, k, v] = [vecMat(qkIn, p.W_Q[layer]), vecMat(qkIn, p.W_K[layer]), vecMat(x, p.W_V[layer])];
-    const heads = q.length / dHead;
-    const z = [];
+  heads.forEach((h, layer) => {
+    const qkIn = positionsInQk(positions, layer) ? plus(x, pos) : x;                 // (d_model)
+    const q = vecMat(qkIn, p[`W_Q${layer}`]);                                        // (h * d_head)
+    const k = vecMat(qkIn, p[`W_K${layer}`]);
+    const v = vecMat(x, p[`W_V${layer}`]);
+    const z = [];                                                                     // (h * d_head)
     const layerWeights = [];
-    for (let a = 0; a < heads; a += 1) {
-      const part = (row) => row.slice(a * dHead, (a + 1) * dHead);
+    for (let a = 0; a < h; a += 1) {
+      const part = (row) => row.slice(a * dHead, (a + 1) * dHead);                   // head a's columns
       cache.k[layer][a].push(part(k));
       cache.v[layer][a].push(part(v));
-      const w = softmax(cache.k[layer][a].map((key) => dot(part(q), key) / Math.sqrt(dHead)));
+      const w = softmax(cache.k[layer][a].map((key) => dot(part(q), key) / Math.sqrt(dHead)));  // (t)
       layerWeights.push(w);
       z.push(...weightedAverage([w], cache.v[layer][a])[0]);
     }
-    const added = vecMat(z, p.W_O[layer]);
-    x = x.map((xi, c) => xi + added[c]);
+    x = plus(x, vecMat(z, p[`W_O${layer}`]));                                        // the residual sum
     weights.push(layerWeights);
-  }
+  });
   return { logits: vecMat(x, p.W_U), weights };
 }
 
-// An empty KV cache for copyingStep: one list of keys and one of values per layer and head.
-export function copyingCache(layers, heads) {
-  const lists = () => Array.from({ length: layers }, () => Array.from({ length: heads }, () => []));
+// An empty KV cache for copyingStep (selfattention.induction.generation.empty_cache): one list
+// of keys and one of values per layer and head; `heads` is one count per layer.
+export function copyingCache(heads) {
+  const lists = () => heads.map((h) => Array.from({ length: h }, () => []));
   return { k: lists(), v: lists() };
+}
+
+// Matrices stored as base64 little-endian float16 (booktools.labs.copying.encode_matrices):
+// {name: {shape: [rows, cols], data}} -> {name: array of rows}, every number exact.
+export function decodeMatrices(stored) {
+  const out = {};
+  for (const [name, { shape: [rows, cols], data }] of Object.entries(stored)) {
+    const flat = decodeFloat16(data);
+    if (flat.length !== rows * cols) throw new RangeError(`${name} holds ${flat.length} numbers, not ${rows} x ${cols}`);
+    out[name] = Array.from({ length: rows }, (_, r) => Array.from(flat.subarray(r * cols, (r + 1) * cols)));
+  }
+  return out;
 }
 
 // Multi-head self-attention of the words x with h heads (selfattention.multi_head_attention).

@@ -17,6 +17,7 @@ module                                              figures
 :mod:`~booktools.figures.generation`                the scores of one step; time per token
 :mod:`~booktools.figures.multihead`                 several heads' weights side by side
 :mod:`~booktools.figures.transformer`               the path from words to the next word
+:mod:`~booktools.figures.wiring`                    an induction head wired by hand beside the trained one
 :mod:`~booktools.figures.base`                      what they share: start, finish, PNG
 ==================================================  ==========================================
 """

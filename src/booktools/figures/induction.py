@@ -16,19 +16,21 @@ from .base import finish, subplots
 from .heatmaps import heatmap_grid
 
 
-def plot_copy_losses(steps, first, second, *, log_vocab: float, drop_step: int) -> Figure:
-    """The held-out loss inside each copy against the training step, with the step where it drops.
+def plot_phase_change(steps, repeated, first, induction, previous, *, log_vocab: float, stretch) -> Figure:
+    """The training run's held-out curves: the two copies' losses above, the two named heads' scores below.
 
     Parameters
     ----------
-    steps : array_like of int, shape (k,)
-        The steps at which the loss was measured.
-    first, second : array_like, shape (k,)
-        The mean loss inside the first copy and inside the second.
+    steps : array_like of int, shape (c,)
+        The checkpoints' steps (the first may be 0; the axis is logarithmic, so it is left out).
+    repeated, first : array_like, shape (c,)
+        The held-out loss of the second copies' predictions and of the first copies'.
+    induction, previous : array_like, shape (c,)
+        The induction head's induction score and the previous-token head's previous-token score.
     log_vocab : float, keyword-only
-        ``log(VOCAB)``, the loss of a uniform guess, drawn as a dashed line.
-    drop_step : int, keyword-only
-        The step the chapter's rule finds, drawn as a dotted vertical line.
+        The loss of a uniform guess, drawn as a dashed line.
+    stretch : (float, float), keyword-only
+        The steep stretch the chapter's rule finds, shaded in both panels.
 
     Returns
     -------
@@ -37,27 +39,89 @@ def plot_copy_losses(steps, first, second, *, log_vocab: float, drop_step: int) 
     Raises
     ------
     ValueError
-        If the three arrays do not have the same length.
+        If the five arrays do not have one shape.
 
     Examples
     --------
-    >>> fig = plot_copy_losses([0, 50, 100], [2.8, 2.8, 2.8], [2.8, 1.0, 0.2], log_vocab=2.77, drop_step=50)
-    >>> [line.get_label() for line in fig.axes[0].get_lines()][:2]
-    ['first copy', 'second copy']
+    >>> fig = plot_phase_change([0, 10, 100, 1000], [4, 3.9, 1, 0.5], [4, 4, 4.1, 4.1], [0, 0.1, 0.6, 0.8],
+    ...                         [0, 0.1, 0.7, 0.9], log_vocab=3.95, stretch=(50, 150))
+    >>> [ax.get_ylabel() for ax in fig.axes]
+    ['loss (held-out)', 'score (held-out)']
     """
-    steps, first, second = (np.asarray(a, dtype=float) for a in (steps, first, second))
-    if not steps.shape == first.shape == second.shape or steps.ndim != 1:
-        raise ValueError(f"steps, first and second must have one shape (k,), got {steps.shape}, "
-                         f"{first.shape}, {second.shape}")
-    fig, ax = subplots(figsize=(4.4, 3.1))   # narrow: its legend's text is still 11 px on a phone
-    ax.plot(steps, first, color=OKABE_ITO[0], label="first copy")
-    ax.plot(steps, second, color=OKABE_ITO[5], label="second copy", linestyle=(0, (6, 2)))
-    ax.axhline(log_vocab, color="0.45", linewidth=1, linestyle="--", label="log 16 (a uniform guess)")
-    ax.axvline(drop_step, color="0.2", linewidth=1, linestyle=":", label=f"the drop (step {drop_step})")
-    ax.set_xlabel("training step")
-    ax.set_ylabel("loss (held-out)")
-    ax.set_ylim(0, max(first.max(), second.max()) * 1.08)
-    ax.legend(loc="lower left", fontsize="small")
+    arrays = [np.asarray(a, dtype=float) for a in (steps, repeated, first, induction, previous)]
+    if arrays[0].ndim != 1 or any(a.shape != arrays[0].shape for a in arrays):
+        raise ValueError(f"steps, repeated, first, induction and previous must have one shape (c,), got "
+                         f"{[a.shape for a in arrays]}")
+    keep = arrays[0] > 0
+    steps, repeated, first, induction, previous = (a[keep] for a in arrays)
+    fig, (top, bottom) = subplots(2, 1, figsize=(5.0, 5.6), sharex=True)
+    for ax in (top, bottom):
+        ax.axvspan(*stretch, color="0.88", zorder=0, label="the steep stretch" if ax is top else None)
+        ax.set_xscale("log")
+    top.plot(steps, first, color=OKABE_ITO[0], label="first copy")
+    top.plot(steps, repeated, color=OKABE_ITO[5], linestyle=(0, (6, 2)), label="second copy")
+    top.axhline(log_vocab, color="0.45", linewidth=1, linestyle="--", label="a uniform guess")
+    top.set_ylabel("loss (held-out)")
+    top.set_ylim(0, max(first.max(), repeated.max()) * 1.08)
+    top.legend(loc="lower left", fontsize="small")
+    bottom.plot(steps, induction, color=OKABE_ITO[2], label="the induction head's induction score")
+    bottom.plot(steps, previous, color=OKABE_ITO[3], linestyle=(0, (2, 1.5)),
+                label="the previous-token head's previous-token score")
+    bottom.set_ylim(0, 1)
+    bottom.set_ylabel("score (held-out)")
+    bottom.set_xlabel("training step (logarithmic)")
+    # Below the axes: inside, the legend would hide the curves, which fill the right half from 0.5 to 1.
+    bottom.legend(loc="upper left", bbox_to_anchor=(-0.15, -0.32), fontsize="small", frameon=False)
+    return finish(fig)
+
+
+def plot_classic_table(ks, offsets, score, ratio, *, score_target: float, ratio_target: float) -> Figure:
+    """The classic test, cell by cell: the induction head's score and the loss ratio, for each k and offset.
+
+    Parameters
+    ----------
+    ks : array_like of int, shape (K,)
+        The lengths of the repeated sequence.
+    offsets : array_like of int, shape (O,)
+        Where the first copy starts.
+    score, ratio : array_like, shape (K, O)
+        The induction score and the second copy's loss over the first's; NaN where a repeat does not fit.
+    score_target, ratio_target : float, keyword-only
+        The targets: cells that miss one get a dot.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> score = np.array([[0.7, 0.5], [0.8, np.nan]])
+    >>> fig = plot_classic_table([4, 5], [0, 1], score, score / 4, score_target=0.6, ratio_target=0.25)
+    >>> [ax.get_title() for ax in fig.axes[:2]]
+    ['induction score', "repeated part's loss / first copy's"]
+    """
+    ks, offsets = np.asarray(ks), np.asarray(offsets)
+    score, ratio = np.asarray(score, dtype=float), np.asarray(ratio, dtype=float)
+    if score.shape != (len(ks), len(offsets)) or ratio.shape != score.shape:
+        raise ValueError(f"score and ratio must have shape (len(ks), len(offsets)) = {(len(ks), len(offsets))}, "
+                         f"got {score.shape} and {ratio.shape}")
+    fig, axes = subplots(2, 1, figsize=(5.6, 5.4), layout="constrained")
+    panels = ((score, "induction score", (0, 1), score < score_target),
+              (ratio, "repeated part's loss / first copy's", (0, 0.5), ratio > ratio_target))
+    for ax, (table, title, limits, missed) in zip(axes, panels):
+        image = ax.imshow(np.ma.masked_invalid(table), vmin=limits[0], vmax=limits[1], aspect="auto",
+                          origin="lower", extent=(offsets[0] - 0.5, offsets[-1] + 0.5, ks[0] - 0.5, ks[-1] + 0.5))
+        rows, columns = np.nonzero(missed & ~np.isnan(table))
+        ax.plot(offsets[columns], ks[rows], "o", color="white", markeredgecolor="black", markersize=5,
+                label="misses its target")
+        ax.set_title(title)
+        ax.set_ylabel("m: the repeat's length")
+        ax.set_yticks(ks[::2] if len(ks) > 6 else ks)
+        ax.set_facecolor("0.93")
+        fig.colorbar(image, ax=ax, shrink=0.9)
+        if len(rows):
+            ax.legend(loc="upper right", fontsize="small")
+    axes[-1].set_xlabel("offset: where the first copy starts")
     return finish(fig)
 
 
@@ -89,4 +153,4 @@ def plot_two_heads(previous, induction, symbols: Sequence[str], titles: Sequence
                         title_in=0.3, margin_in=1.0)
 
 
-__all__ = ["plot_copy_losses", "plot_two_heads"]
+__all__ = ["plot_classic_table", "plot_phase_change", "plot_two_heads"]

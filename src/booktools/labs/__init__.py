@@ -23,6 +23,7 @@ lab (``data-lab``)      module
 ``position-dial``       :mod:`booktools.labs.position_dial`
 ``copying``             :mod:`booktools.labs.copying`
 ``several-heads``       :mod:`booktools.labs.several_heads`
+``training``            :mod:`booktools.labs.training`
 ======================  ==============================================
 
 The names both sides of a lab agree on (the element's class, ``data-lab``,
@@ -49,6 +50,7 @@ from . import (
     several_heads,
     temperature,
     three_moves,
+    training,
     weighted_average,
 )
 
@@ -68,6 +70,7 @@ FIXTURES = {
     "position-dial": position_dial.position_dial_fixture,
     "copying": copying.copying_fixture,
     "several-heads": several_heads.several_heads_fixture,
+    "training": training.training_fixture,
 }
 
 
@@ -107,5 +110,5 @@ def fixture(name: str, config: dict) -> dict:
 
 __all__ = [
     "FIXTURES", "contract", "explorer", "fixture", "generation", "grid", "learning", "mask", "position_dial", "qkv",
-    "qkv_trace", "referent_game", "temperature", "three_moves", "weighted_average",
+    "qkv_trace", "referent_game", "temperature", "three_moves", "training", "weighted_average",
 ]

@@ -24,6 +24,8 @@ One module per chapter topic, and one shared compare step:
 * ``generation`` -- :func:`~selfattention.check_decode_step` (:doc:`/one-word-at-a-time`);
 * ``induction`` -- :func:`~selfattention.check_induction_score` and
   :func:`~selfattention.check_ablated_loss` (:doc:`/two-heads-that-copy`);
+* ``wiring`` -- :func:`~selfattention.check_wiring`, an induction circuit wired by hand
+  (:mod:`selfattention.wiring`);
 * ``block`` -- :func:`~selfattention.check_bert_layer` (:doc:`/the-whole-block`).
 
 A value counts as right within 100 eps (abs(expected) + the largest abs(expected)),
@@ -65,6 +67,7 @@ from .positions import check_rope
 from .rnn import check_rnn_states
 from .scaling import check_scaled_row
 from .scores import check_head_scores, check_scores
+from .wiring import check_wiring
 
 __all__ = [
     "REGISTRY",
@@ -88,4 +91,5 @@ __all__ = [
     "check_split_heads",
     "check_strongest_head",
     "check_window_count",
+    "check_wiring",
 ]

@@ -190,7 +190,7 @@ def induction_scores() -> dict:
 
     params, batch = load()["params"], exercise_batch()
     w = forward(params, batch.tokens)[1][1]["weights"][:, 0]
-    b, t, j = (np.array(c) for c in zip(*circuits.induction_targets(batch)))
+    b, t, j = circuits.induction_targets(batch)
     return {"ind": circuits.induction_scores(params, batch), "duplicate": w[b, t, j - 1].mean(),
             "previous": circuits.previous_token_scores(params, batch)[1, 0]}
 
@@ -201,6 +201,23 @@ def ablated() -> dict:
     from selfattention.induction import ablation_table, load
 
     return ablation_table(load()["params"], exercise_batch())
+
+
+def wiring_with(**changed):
+    """check_wiring on the reference wiring with some of its four matrices changed."""
+    from selfattention.wiring import NAMES, wired_weights
+
+    W = {**wired_weights(), **changed}
+    return sa.check_wiring(*(W[name] for name in NAMES))
+
+
+def block_eye(rows: slice, columns: slice, k: int = 0) -> np.ndarray:
+    """A (D, D) matrix of zeros with an identity (shifted by ``k``) from the block ``rows`` to ``columns``."""
+    from selfattention.wiring import D
+
+    m = np.zeros((D, D))
+    m[rows, columns] = np.eye(rows.stop - rows.start, columns.stop - columns.start, k=k)
+    return m
 
 
 CASES = {
@@ -458,7 +475,7 @@ CASES = {
     # two heads that learned to copy ----------------------------------------------------------
     ("check_induction_score", "previous"): lambda: sa.check_induction_score(induction_scores()["previous"]),
     ("check_induction_score", "duplicate"): lambda: sa.check_induction_score(induction_scores()["duplicate"]),
-    ("check_induction_score", "other-head"): lambda: sa.check_induction_score(induction_scores()["ind"][1, 1]),
+    ("check_induction_score", "other-head"): lambda: sa.check_induction_score(induction_scores()["ind"][0, 1]),
     ("check_induction_score", "not-numbers"): lambda: sa.check_induction_score("0.5"),
     ("check_induction_score", "shape"): lambda: sa.check_induction_score([0.5, 0.5]),
     ("check_induction_score", "not-finite"): lambda: sa.check_induction_score(np.nan),
@@ -472,6 +489,14 @@ CASES = {
     ("check_ablated_loss", "not-finite"): lambda: sa.check_ablated_loss(np.inf),
     ("check_ablated_loss", "rounded"): lambda: sa.check_ablated_loss(round(ablated()[0, 0][1], 2)),
     ("check_ablated_loss", "value"): lambda: sa.check_ablated_loss(ablated()[0, 0][1] + 1e-3),
+    # wire it by hand ------------------------------------------------------------------------
+    ("check_wiring", "swapped"): lambda: sa.check_wiring(*(sa.wiring.wired_weights()[name]
+                                                           for name in ("W_Q1", "W_K1", "W_Q0", "W_K0"))),
+    ("check_wiring", "blank"): lambda: sa.check_wiring(*np.zeros((4, sa.wiring.D, sa.wiring.D))),
+    ("check_wiring", "too-soft"): lambda: sa.check_wiring(*(0.3 * w for w in sa.wiring.wired_weights().values())),
+    ("check_wiring", "no-shift"): lambda: wiring_with(W_Q0=block_eye(sa.wiring.POSITION, sa.wiring.POSITION)),
+    ("check_wiring", "current-key"): lambda: wiring_with(W_K1=block_eye(sa.wiring.SYMBOL, sa.wiring.SYMBOL)),
+    ("check_wiring", "wrong"): lambda: sa.check_wiring(*np.random.default_rng(0).normal(size=(4, sa.wiring.D, 8))),
     # chapter "The whole block" ----------------------------------------------------------------
     ("check_bert_layer", "input"): lambda: sa.check_bert_layer(layer1()[0]),
     ("check_bert_layer", "attention-only"): lambda: sa.check_bert_layer(layer1()[1](layer1()[0])),

@@ -3,30 +3,39 @@
 // soon as the keyboard's arrows passed it, over what the reader had typed). "Read" feeds the
 // sequence one symbol at a time with a KV cache and shows the guess for the next symbol;
 // "Write the guess" appends it and reads it too. For the newest symbol, two rows show where the
-// previous-token head and the induction head look.
-// The maths is maths.js's copyingStep; the page computes the config with
-// booktools.labs.copying, whose fixture the browser tests compare with. No globals.
+// previous-token head and the induction head look. Case matters: "a" and "A" are two symbols,
+// and what the reader types is read as typed (only white space is dropped).
+// The maths is maths.js's copyingStep, sized by the config's sizes (heads per layer, d_head,
+// where the positions enter), so another model of the same kind needs no change here. The page
+// computes the config with booktools.labs.copying, whose fixture the browser tests compare
+// with. No globals.
 import { removeFallback } from "../contract.js";
 import { h, loadStylesheet } from "../dom.js";
 import { fmt } from "../format.js";
-import { copyingCache, copyingStep, softmax } from "../maths.js";
+import { copyingCache, copyingStep, decodeMatrices, softmax } from "../maths.js";
 
 export function mount(root, config) {
   loadStylesheet(new URL("./panel.css", import.meta.url));
   loadStylesheet(new URL("./copying.css", import.meta.url));
-  const { symbols, positions, heads, params, examples, decimals, dHead } = config;
+  const { symbols, alphabet, sizes, heads, examples, decimals } = config;
+  const params = decodeMatrices(config.params); // float16 in the page, exact as float64
+  const positions = sizes.nPositions;
   const id = root.id || "copy-lab";
+  const cased = symbols.includes("a") && symbols.includes("A"); // then "a" and "A" are two symbols
 
   // No maxlength: it would cut a longer sequence without a word. readTyped says it is too long.
   const input = h("input", { type: "text", id: `${id}-text`, "data-part": "input", autocomplete: "off",
-    spellcheck: "false", value: examples[0], "aria-describedby": `${id}-help` });
-  const label = h("label", { for: `${id}-text` }, "Your sequence (A to P)");
+    autocapitalize: "off", autocorrect: "off", spellcheck: "false", value: examples[0].text,
+    "aria-describedby": `${id}-help` });
+  const label = h("label", { for: `${id}-text` }, `Your sequence (${alphabet}${cased ? "; case matters" : ""})`);
   const picks = examples.map((e, i) => h("button", { type: "button", class: "sa-copy-example",
-    "data-example": String(i) }, e));
+    "data-example": String(i) }, h("span", { class: "sa-copy-example-name" }, `${e.name}:`), " ",
+  h("span", { class: "sa-copy-example-text" }, e.text)));
   const read = h("button", { type: "button", "data-action": "read" }, "Read");
   const write = h("button", { type: "button", "data-action": "write" }, "Write the guess");
   const help = h("p", { class: "sa-panel-hint", id: `${id}-help` },
-    `Type some symbols, then repeat a few of them, and press Read. At most ${positions} symbols.`);
+    `Type some letters, then a few of them again in the same order, and press Read. `
+    + `${cased ? "Case matters: a and A are two symbols. " : ""}At most ${positions} symbols.`);
   const seq = h("p", { class: "sa-copy-seq", "data-part": "sequence", "aria-label": "The sequence so far" });
   const guess = h("p", { class: "sa-copy-guess", "data-part": "guess" });
   const rows = h("div", { class: "sa-copy-rows" });
@@ -44,7 +53,7 @@ export function mount(root, config) {
   let last = null;
 
   function feed(token) {
-    last = copyingStep(params, cache, token, tokens.length, dHead);
+    last = copyingStep(params, sizes, cache, token, tokens.length);
     tokens.push(token);
   }
 
@@ -82,17 +91,21 @@ export function mount(root, config) {
   const count = (n) => (n === 1 ? "1 symbol" : `${n} symbols`);
 
   function readTyped() {
-    const text = input.value.replace(/\s/g, "").toUpperCase();
+    const text = input.value.replace(/\s/g, ""); // as typed: no upper case, "a" is not "A"
     const bad = [...new Set([...text].filter((c) => !symbols.includes(c)))];
-    if (!text) { status.textContent = "Type at least one symbol, A to P."; input.focus(); return; }
-    if (bad.length) { status.textContent = `Only the letters A to P are symbols here, not ${bad.join(", ")}.`; input.focus(); return; }
+    if (!text) { status.textContent = `Type at least one symbol: ${alphabet}.`; input.focus(); return; }
+    if (bad.length) {
+      status.textContent = `Only the letters ${alphabet} are symbols here, not ${bad.join(", ")}.`;
+      input.focus();
+      return;
+    }
     if (text.length > positions) {
       status.textContent = `That is ${count(text.length)}: the model reads at most ${positions}. Remove ${text.length - positions}.`;
       input.focus();
       return;
     }
     tokens = [];
-    cache = copyingCache(params.W_Q.length, params.W_Q[0][0].length / dHead);
+    cache = copyingCache(sizes.heads);
     for (const c of text) feed(symbols.indexOf(c));
     render();
     status.textContent = tokens.length >= positions ? `Read ${count(tokens.length)}; the sequence is full.`
@@ -103,7 +116,7 @@ export function mount(root, config) {
   input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); readTyped(); } });
   for (const button of picks) {
     button.addEventListener("click", () => {
-      input.value = examples[Number(button.dataset.example)];
+      input.value = examples[Number(button.dataset.example)].text;
       readTyped();
     });
   }
