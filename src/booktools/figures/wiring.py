@@ -68,7 +68,8 @@ def plot_wired_and_trained(hand_weights, trained_weights, symbols: Sequence[str]
         ax.spines[:].set_visible(False)
     axes[0].set_ylabel("query position")
     fig.supxlabel("key position")
-    bar = fig.colorbar(image, ax=axes, location="top", fraction=0.05, pad=0.02, aspect=30,
+    # On the right: above the panels, the bar's ends would sit where the panels' titles are.
+    bar = fig.colorbar(image, ax=axes, location="right", fraction=0.05, pad=0.02, aspect=20,
                        ticks=[0, 0.5, 1])
     bar.set_label("attention weight")
     fig.suptitle("".join(symbols), fontfamily="monospace")

@@ -13,12 +13,14 @@ One idea per module:
 * :mod:`.model`: the model, sized by :class:`~.model.Sizes`, and its forward pass;
 * :mod:`.gradients`: its loss and gradient, by the chain rule, checked against finite differences;
 * :mod:`.training`: Adam one step at a time (:class:`~.training.Run`, which the
-  browser lab drives), the book's run (:func:`~selfattention.induction.training.train`) and the shipped weights (:func:`~selfattention.induction.training.load`);
+  browser lab drives), the book's run (:func:`~selfattention.induction.training.train`)
+  and the shipped weights (:func:`~selfattention.induction.training.load`);
 * :mod:`.circuits`: previous-token and induction scores, the classic-test table,
   ablations, the parts of a key's score and the phase change;
 * :mod:`.generation`: writing one symbol at a time with a KV cache;
 * :mod:`.designs`: where positions enter (``"qk0"``, ``"qk"``, ``"stream"``):
-  the experiment that trains each, and its shipped results (:func:`~selfattention.induction.designs.load_experiment`).
+  the experiment that trains each, and its shipped results
+  (:func:`~selfattention.induction.designs.load_experiment`).
 
 The trained model, from the shipped file, continues a pattern it has seen once:
 
