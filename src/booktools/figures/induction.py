@@ -105,7 +105,7 @@ def plot_classic_table(ks, offsets, score, ratio, *, score_target: float, ratio_
     if score.shape != (len(ks), len(offsets)) or ratio.shape != score.shape:
         raise ValueError(f"score and ratio must have shape (len(ks), len(offsets)) = {(len(ks), len(offsets))}, "
                          f"got {score.shape} and {ratio.shape}")
-    fig, axes = subplots(2, 1, figsize=(5.6, 5.4), layout="constrained")
+    fig, axes = subplots(2, 1, figsize=(4.4, 5.6), layout="constrained")   # narrow: 11 px text on a phone
     panels = ((score, "induction score", (0, 1), score < score_target),
               (ratio, "repeated part's loss / first copy's", (0, 0.5), ratio > ratio_target))
     for ax, (table, title, limits, missed) in zip(axes, panels):
