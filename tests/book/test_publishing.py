@@ -38,7 +38,8 @@ GLOSSARY_TERMS = ["query", "key", "value", "score", "attention weight", "softmax
                   "layer norm", "logits", "greedy decoding", "embedding", "encoder", "decoder",
                   "loss", "cross-entropy", "gradient", "gradient descent", "learning rate", "Adam", "RoPE",
                   "ALiBi", "residual stream", "unembedding", "previous-token head", "induction head",
-                  "K-composition", "phase change", "ablation", "post-LN", "pre-LN", "RMSNorm", "GELU", "SiLU"]
+                  "K-composition", "Q-composition", "phase change", "ablation", "post-LN", "pre-LN", "RMSNorm",
+                  "GELU", "SiLU"]
 
 
 def chapters() -> dict[str, tuple[int, str]]:
