@@ -107,9 +107,11 @@ def test_state_persists_and_cells_above_run_first(run_page):
 
 def test_sleep_takes_the_time_asked(run_page):
     status, out = run_exercise(run_page, "import time\nt = time.monotonic()\ntime.sleep(0.2)\n"
-                                         "print(round(time.monotonic() - t, 1))")
+                                         "print(time.monotonic() - t)")
     assert status.startswith("Done"), status
-    assert out.strip() == "0.2"
+    # At least the time asked, and not a stalled page: a busy machine may add a little (0.25 s was seen
+    # in CI), so the upper bound is loose; the test is that sleep sleeps, not how precisely.
+    assert 0.2 <= float(out.strip()) < 2.0, out
 
 
 def test_exercise_gets_the_checkers_message(run_page):
