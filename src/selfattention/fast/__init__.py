@@ -13,6 +13,9 @@ here, tested equal to the reference up to rounding:
   (:mod:`selfattention.fast.blockwise`);
 * :mod:`selfattention.fast.scores` -- the scores of one tile, and the
   bound that lets softmax skip subtracting a row's maximum;
+* :mod:`selfattention.fast.normal` -- the normal distribution's Φ from a
+  table of Taylor series, equal to ``math.erfc`` to rounding and vectorised:
+  the float64 :func:`~selfattention.gelu` and the writer's training use it;
 * :mod:`selfattention.fast.threads` -- the thread pool, with NumPy's BLAS
   held to one thread (threadpoolctl) while it runs.
 

@@ -5,7 +5,6 @@ One idea per module:
 * :mod:`.tokenizer`: characters to ids and back, one unknown symbol for the rest;
 * :mod:`.model`: the decoder, its sizes, its parameters and its forward pass,
   built from one function per block (:func:`~.model.decoder_block`);
-* :mod:`.normal`: Φ and φ of the normal distribution, for the exact GELU;
 * :mod:`.gradients`: the loss and its gradient for every parameter, by the chain rule;
 * :mod:`.training`: Adam on random windows of the corpus, and the weight file;
 * :mod:`.sampling`: greedy, temperature, top-k and top-p, and writing with a KV cache;
@@ -44,7 +43,6 @@ from .model import (
     writer_shapes,
 )
 from .ngrams import NgramModel, bits_per_character, ngram_bits_per_character, ngram_counts, ngram_model
-from .normal import normal_cdf, normal_pdf
 from .sampling import (
     Draw,
     draw_index,
@@ -72,8 +70,8 @@ __all__ = [
     "CharTokenizer", "Draw", "NgramModel", "UNKNOWN", "WriterSizes", "attention_backward", "bits_per_character",
     "block_backward", "book_prose", "check_writer_gradients", "check_writer_params", "check_writer_tokens",
     "cosine_learning_rate", "decoder_block", "draw_index", "greedy_draw", "init_writer", "layer_norm_backward",
-    "load_writer", "next_distribution", "ngram_bits_per_character", "ngram_counts", "ngram_model", "normal_cdf",
-    "normal_pdf", "page_prose", "random_windows", "read_corpus", "run_writer", "save_writer", "seconds_per_char",
+    "load_writer", "next_distribution", "ngram_bits_per_character", "ngram_counts", "ngram_model",
+    "page_prose", "random_windows", "read_corpus", "run_writer", "save_writer", "seconds_per_char",
     "softmax_cross_entropy", "split_corpus", "temperature_draw", "top_k_draw", "top_p_draw", "train_writer",
     "weights_digest", "write", "writer_cache", "writer_decode_step", "writer_forward", "writer_loss_and_gradients",
     "writer_shapes",

@@ -32,7 +32,7 @@ from .model import (
     layer_params,
     writer_forward,
 )
-from .normal import normal_pdf
+from ..fast.normal import normal_cdf, normal_pdf
 
 
 def softmax_cross_entropy(logits, targets) -> tuple[float, np.ndarray]:
@@ -208,11 +208,11 @@ def block_backward(d_x_out, parts: dict, p: dict, heads: int) -> tuple[np.ndarra
     """
     g = {}
     # x_out = x_mid + GELU(h_pre) @ W_2 + b_2: the residual passes d_x_out straight through.
-    h_pre, phi = parts["h_pre"], parts["phi"]
+    h_pre = parts["h_pre"]
     g["b_2"] = _flat(d_x_out).sum(axis=0)
-    g["W_2"] = _flat(h_pre * phi).T @ _flat(d_x_out)
+    g["W_2"] = _flat(parts["act"]).T @ _flat(d_x_out)
     d_act = d_x_out @ p["W_2"].T                                       # (..., n, d_ff)
-    d_h = d_act * (phi + h_pre * normal_pdf(h_pre))                    # (..., n, d_ff): GELU's slope
+    d_h = d_act * (normal_cdf(h_pre) + h_pre * normal_pdf(h_pre))      # (..., n, d_ff): GELU's slope Φ + h φ
     g["b_1"] = _flat(d_h).sum(axis=0)
     g["W_1"] = _flat(parts["m_in"]).T @ _flat(d_h)
     d_m_in = d_h @ p["W_1"].T                                          # (..., n, d_model)

@@ -9,7 +9,8 @@ characters starting at random places of the training text
 :func:`~selfattention.writer.gradients.writer_loss_and_gradients`. The step
 size warms up linearly for ``warmup`` steps, then follows a cosine down to a
 tenth of its peak (:func:`cosine_learning_rate`). Every ``eval_every`` steps
-it measures the held-out bits per character. Everything is float64 on one
+it measures the held-out bits per character and records the greedy
+continuation of :data:`SAMPLE_PROMPT`. Everything is float64 on one
 BLAS thread, so the same seed gives the same numbers, bit for bit, on the
 same machine.
 
@@ -40,16 +41,20 @@ from .corpus import HELD_OUT, read_corpus, split_corpus
 from .gradients import writer_loss_and_gradients
 from .model import NAMES, WriterSizes, check_writer_params, init_writer
 from .ngrams import bits_per_character
+from .sampling import write
 from .tokenizer import CharTokenizer
 
 #: The settings of a run: seed, steps, windows per step, peak step size, warm-up steps, steps between
 #: held-out measurements.
 SEED = 0
-STEPS = 1800
+STEPS = 1600
 BATCH = 32
 LEARNING_RATE = 5e-3
 WARMUP = 100
 EVAL_EVERY = 100
+#: The prompt whose greedy continuation every measurement records, and its length.
+SAMPLE_PROMPT = "The weights of "
+SAMPLE_LENGTH = 60
 #: The step size at the end, as a share of the peak.
 FINAL_SHARE = 0.1
 #: Where the shipped weights go, beside this file.
@@ -210,12 +215,14 @@ def train_writer(text: str | None = None, *, sizes: WriterSizes | None = None, s
     rng = np.random.default_rng([seed, 1])
     state = {"m": {k: np.zeros_like(v) for k, v in params.items()},
              "v": {k: np.zeros_like(v) for k, v in params.items()}}
-    losses, evals = np.empty(steps), []
+    losses, evals, samples = np.empty(steps), [], []
     with threadpool_limits(limits=1):
         start = time.perf_counter()
 
         def measure(step):
             evals.append((step, bits_per_character(params, held_ids, sizes)))
+            prompt = tokenizer.encode(SAMPLE_PROMPT)
+            samples.append(tokenizer.decode(write(params, prompt, SAMPLE_LENGTH, sizes)["ids"][len(prompt):]))
             if log is not None:
                 recent = losses[max(step - eval_every, 0):step].mean() if step else float("nan")
                 log(f"step {step:5d}  train {recent:.3f}  held-out {evals[-1][1]:.3f} bits/char  "
@@ -237,7 +244,8 @@ def train_writer(text: str | None = None, *, sizes: WriterSizes | None = None, s
                 "corpus_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
                 "corpus_characters": len(text)}
     return {"params": params, "sizes": sizes, "tokenizer": tokenizer, "step": np.arange(1, steps + 1),
-            "loss": losses, "eval_step": at.astype(np.int64), "held_out_bpc": bpc, "seconds": seconds,
+            "loss": losses, "eval_step": at.astype(np.int64), "held_out_bpc": bpc, "samples": samples,
+            "seconds": seconds,
             "settings": settings}
 
 
@@ -279,7 +287,8 @@ def save_writer(run: dict, path=WEIGHTS, *, dtype=np.float16) -> int:
     params = check_writer_params(run["params"], sizes)
     meta = {"format": "selfattention.writer/1", "sizes": asdict(sizes), "chars": tokenizer.chars,
             "unknown": "\ufffd", "dtype": dtype.name, "names": list(NAMES), "ln_eps": 1e-5,
-            "settings": run["settings"], "seconds": run["seconds"], "digest_float64": weights_digest(params)}
+            "settings": run["settings"], "seconds": run["seconds"], "digest_float64": weights_digest(params),
+            "sample_prompt": SAMPLE_PROMPT, "samples": list(run["samples"])}
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **{name: params[name].astype(dtype) for name in NAMES},
                         loss=run["loss"], eval_step=run["eval_step"],
@@ -301,7 +310,9 @@ def load_writer(path=None) -> dict:
     -------
     dict
         ``params``, ``sizes`` (WriterSizes), ``tokenizer`` (CharTokenizer),
-        ``loss``, ``eval_step``, ``held_out_bpc`` and ``meta`` (the JSON, as a dict).
+        ``loss``, ``eval_step``, ``held_out_bpc``, ``samples`` (the greedy
+        continuations of ``meta["sample_prompt"]`` at ``eval_step``) and
+        ``meta`` (the JSON, as a dict).
 
     Raises
     ------
@@ -325,4 +336,5 @@ def load_writer(path=None) -> dict:
     sizes = WriterSizes(**meta["sizes"])
     params = check_writer_params({name: data[name] for name in NAMES}, sizes)
     return {"params": params, "sizes": sizes, "tokenizer": CharTokenizer(meta["chars"]), "loss": data["loss"],
-            "eval_step": data["eval_step"], "held_out_bpc": data["held_out_bpc"], "meta": meta}
+            "eval_step": data["eval_step"], "held_out_bpc": data["held_out_bpc"],
+            "samples": list(meta.get("samples", [])), "meta": meta}
