@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 SPHINXOPTS ?= -n -W --keep-going -j 2
 PORT   ?= 8000
 
-.PHONY: venv runtime model-f16 induction-weights induction-experiment html pdf pdf-tools serve lint test test-fast bench bench-induction bench-explorer bench-run bench-train-lab bench-suite lighthouse repro-check clean reset
+.PHONY: venv runtime model-f16 induction-weights induction-experiment writer-weights html pdf pdf-tools serve lint test test-fast bench bench-induction bench-writer bench-explorer bench-run bench-train-lab bench-suite lighthouse repro-check clean reset
 
 # Create the virtual environment and install the pinned requirements, the library and the
 # book's tooling once; reinstall when a requirements or project file changes.
@@ -102,6 +102,16 @@ bench: $(VENV)/.bench-installed
 ONE_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 induction-weights: $(STAMP)
 	$(ONE_THREAD) $(BIN)/python -m selfattention.induction
+
+# The writer's trained weights (chapter "A model that writes"), from its seed and the frozen corpus:
+# writes src/selfattention/writer/weights.npz (about 20 minutes on one core). One BLAS thread.
+writer-weights: $(STAMP)
+	$(ONE_THREAD) $(BIN)/python -m selfattention.writer train
+
+# Benchmark (not a test): the time to train the writer with the book's settings (target: at most
+# 30 minutes here), and that the result is the shipped run; writes _build/writer-bench.json.
+bench-writer: $(STAMP)
+	$(ONE_THREAD) $(BIN)/python bench/writer_bench.py
 
 # Where positions enter: trains the copying model with positions in every layer's queries and keys
 # ("qk") and in the residual stream ("stream"), the book's seed and settings, in two processes side by

@@ -299,6 +299,7 @@ def test_the_scaling_exercise_keeps_its_checker_call(built_book):
                                    "sa.check_head_counts(n_more, n_strong)"]),
     ("the-cost-of-full-context", ["sa.check_score_memory(n_bytes)", "sa.check_window_count(count)"]),
     ("one-word-at-a-time", ["sa.check_decode_step(out)"]),
+    ("a-model-that-writes", ["sa.check_top_p(kept)", "sa.check_bits_per_character(bpc)"]),
 ])
 def test_the_exercises_of_chapters_11_and_12_keep_their_checker_calls(built_book, name, calls):
     student = code(load(built_book, name))

@@ -39,6 +39,8 @@ NO_BAD_INPUT = {
     "check_head": "any argument, a function or not, gets feedback, never an error",
     "TinyDecoder": "a record (NamedTuple) of the weights tiny_decoder makes",
     "decode_example": "the exercise's fixed inputs, from a seed",
+    "top_p_example": "takes no argument: the exercise's fixed inputs",
+    "bits_example": "takes no argument: the exercise's fixed inputs",
 }
 
 

@@ -45,6 +45,7 @@ from selfattention.writer import (
     writer_shapes,
 )
 from selfattention.writer.model import LN_EPS, NAMES
+from selfattention.writer.training import STEPS
 
 TINY = WriterSizes(vocab=7, n_positions=5, d_model=8, heads=2, layers=2, d_ff=12)
 SMALL = WriterSizes(vocab=12, n_positions=10, d_model=16, heads=4, layers=2, d_ff=24)
@@ -269,6 +270,28 @@ def test_a_run_survives_the_weight_file(tmp_path):
         np.testing.assert_array_equal(back16["params"][name], run["params"][name].astype(np.float16))
     np.testing.assert_array_equal(back16["held_out_bpc"], run["held_out_bpc"])
     np.testing.assert_array_equal(back16["loss"], run["loss"])
+
+
+def test_a_short_retraining_repeats_the_shipped_run():
+    """The seed and the frozen corpus repeat the shipped run's first steps: bit for bit on a CPU of the
+    same kind, within a few units of the last place on another (as the copying model's test explains)."""
+    shipped = load_writer()
+    settings = shipped["meta"]["settings"]
+    assert settings["steps"] == STEPS and shipped["sizes"] == WriterSizes(vocab=shipped["tokenizer"].vocab)
+    prefix = train_writer(steps=4, schedule_steps=settings["steps"], eval_every=4)
+    np.testing.assert_allclose(prefix["loss"], shipped["loss"][:4], rtol=1e-13, atol=0)
+    assert prefix["samples"][0] == shipped["samples"][0]                  # the untrained model's continuation
+    assert shipped["eval_step"][-1] == STEPS and len(shipped["samples"]) == len(shipped["eval_step"])
+
+
+def test_the_shipped_writer_beats_the_trigram_on_held_out_text():
+    shipped = load_writer()
+    text = read_corpus()
+    tok = shipped["tokenizer"]
+    train_ids, held_ids = (tok.encode(part) for part in split_corpus(text))
+    trigram = ngram_bits_per_character(ngram_model(train_ids, 3, tok.vocab), held_ids)
+    assert shipped["held_out_bpc"][-1] < trigram     # measured in float64 during training
+    assert len(shipped["meta"]["chars"]) == tok.vocab and shipped["meta"]["settings"]["corpus_sha256"]
 
 
 def test_learning_rate_warms_up_then_falls_to_a_tenth():

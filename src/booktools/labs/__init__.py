@@ -24,6 +24,7 @@ lab (``data-lab``)      module
 ``copying``             :mod:`booktools.labs.copying`
 ``several-heads``       :mod:`booktools.labs.several_heads`
 ``training``            :mod:`booktools.labs.training`
+``writer``              :mod:`booktools.labs.writer`
 ======================  ==============================================
 
 The names both sides of a lab agree on (the element's class, ``data-lab``,
@@ -52,6 +53,7 @@ from . import (
     three_moves,
     training,
     weighted_average,
+    writer,
 )
 
 #: Each lab's name (its ``data-lab`` and JavaScript module) and its fixture builder.
@@ -71,6 +73,7 @@ FIXTURES = {
     "copying": copying.copying_fixture,
     "several-heads": several_heads.several_heads_fixture,
     "training": training.training_fixture,
+    "writer": writer.writer_fixture,
 }
 
 
@@ -110,5 +113,5 @@ def fixture(name: str, config: dict) -> dict:
 
 __all__ = [
     "FIXTURES", "contract", "explorer", "fixture", "generation", "grid", "learning", "mask", "position_dial", "qkv",
-    "qkv_trace", "referent_game", "temperature", "three_moves", "training", "weighted_average",
+    "qkv_trace", "referent_game", "temperature", "three_moves", "training", "weighted_average", "writer",
 ]

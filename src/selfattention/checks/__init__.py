@@ -26,7 +26,11 @@ One module per chapter topic, and one shared compare step:
   :func:`~selfattention.check_ablated_loss` (:doc:`/two-heads-that-copy`);
 * ``wiring`` -- :func:`~selfattention.check_wiring`, an induction circuit wired by hand
   (:mod:`selfattention.wiring`);
-* ``block`` -- :func:`~selfattention.check_bert_layer` (:doc:`/the-whole-block`).
+* ``block`` -- :func:`~selfattention.check_bert_layer` (:doc:`/the-whole-block`);
+* ``writer`` -- :func:`~selfattention.check_top_p` and
+  :func:`~selfattention.check_bits_per_character`, with their exercises' fixed
+  inputs, :func:`~selfattention.top_p_example` and
+  :func:`~selfattention.bits_example` (:doc:`/a-model-that-writes`).
 
 A value counts as right within 100 eps (abs(expected) + the largest abs(expected)),
 eps being the machine epsilon of the answer: float32's for float32 arrays (as
@@ -68,12 +72,15 @@ from .rnn import check_rnn_states
 from .scaling import check_scaled_row
 from .scores import check_head_scores, check_scores
 from .wiring import check_wiring
+from .writer import bits_example, check_bits_per_character, check_top_p, top_p_example
 
 __all__ = [
     "REGISTRY",
     "Feedback",
+    "bits_example",
     "check_ablated_loss",
     "check_bert_layer",
+    "check_bits_per_character",
     "check_blend",
     "check_causal_mask",
     "check_cross_weights",
@@ -90,6 +97,8 @@ __all__ = [
     "check_scores",
     "check_split_heads",
     "check_strongest_head",
+    "check_top_p",
     "check_window_count",
     "check_wiring",
+    "top_p_example",
 ]

@@ -34,6 +34,7 @@ BERT_LAYER = Diagnoses(
         "no-second-norm": "That is x' + MLP(x'): the second sum needs its layer norm too, with the weights "
                           "of output.LayerNorm.",
         "no-residual": "The first sum is missing: BERT normalises x + Attn(x), not Attn(x) alone.",
+        "no-second-residual": "The second sum is missing: BERT normalises x' + MLP(x'), not MLP(x') alone.",
         "pre-ln": "That is the pre-LN order of GPT-2, x + Attn(LN(x)): BERT normalises after each sum, "
                   "LN(x + Attn(x)).",
         "other-layer": "These are the matrices of layer {other}: take every weight of "
@@ -189,6 +190,7 @@ def _answers(layer: int, sentence: str):
         (attn, "attention-only", {}),
         (first, "first-half", {}),
         (first + mlp(first), "no-second-norm", {}),
+        (norm2(mlp(first)), "no-second-residual", {}),
         (norm2(alone + mlp(alone)), "no-residual", {}),
         (pre + mlp(norm2(pre)), "pre-ln", {}),
         (np.asarray(bert_layer(x, weights, other, config)[0], np.float64), "other-layer",

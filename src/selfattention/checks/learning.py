@@ -15,15 +15,15 @@ GRADIENT_STEP = Diagnoses("check_gradient_step", "Right: one step takes c from {
     "gradient": "That is the gradient itself; the new c is c - learning_rate × gradient.",
     "step-alone": "That is the step alone; add it to the c you started from.",
     "no-learning-rate": "You left out the learning rate: multiply the gradient by it before subtracting.",
-    "half-for-root": "Your gradient is -2 s (1 - s)^2, too small by sqrt(2): the chain rule brings in "
+    "half-for-root": "Your gradient is -2 w (1 - w)^2, too small by sqrt(2): the chain rule brings in "
                      "1/sqrt(2), not 1/2, so -4 × (1/sqrt(2)) = -2 sqrt(2).",
-    "no-root": "Your gradient is -4 s (1 - s)^2, too large by sqrt(2): you left out the 1/sqrt(2) of the "
+    "no-root": "Your gradient is -4 w (1 - w)^2, too large by sqrt(2): you left out the 1/sqrt(2) of the "
                "score c / sqrt(2), which the chain rule brings in.",
-    "s-unscaled": "Your weight s is sigmoid(c), without the 1/sqrt(2) of the score: sweet's score for apple is "
-                  "c / sqrt(2), so s = 1 / (1 + exp(-c / sqrt(2))).",
+    "s-unscaled": "Your weight w is sigmoid(c), without the 1/sqrt(2) of the score: sweet's score for apple is "
+                  "c / sqrt(2), so w = 1 / (1 + exp(-c / sqrt(2))).",
     "s-unscaled-no-root": "You left the 1/sqrt(2) out of the score and out of the gradient. Sweet's weight on "
-                          "apple is s = 1 / (1 + exp(-c / sqrt(2))), and the chain rule brings the 1/sqrt(2) "
-                          "into the gradient, -2 sqrt(2) s (1 - s)^2.",
+                          "apple is w = 1 / (1 + exp(-c / sqrt(2))), and the chain rule brings the 1/sqrt(2) "
+                          "into the gradient, -2 sqrt(2) w (1 - w)^2.",
     "not-yet": "Not yet: you have c_next = {got}. From c = {c:g} the gradient is {g:.4f}; subtract "
                "learning_rate × gradient from c.",
 }, generic=("float32-inside", "rounded"))
@@ -71,9 +71,9 @@ def check_gradient_step(c_next, c=1.0, learning_rate=LEARNING_RATE) -> Feedback:
     ✗ That moves c up the gradient, which raises the loss: subtract learning_rate × gradient from c.
     >>> print(check_gradient_step(1.0 - g, learning_rate=0.5))
     ✗ You left out the learning rate: multiply the gradient by it before subtracting.
-    >>> s = apple_sweet_loss(1.0)["weight"]
-    >>> print(check_gradient_step(1.0 + 4 * s * (1 - s) ** 2))  # doctest: +NORMALIZE_WHITESPACE
-    ✗ Your gradient is -4 s (1 - s)^2, too large by sqrt(2): you left out the 1/sqrt(2) of the score
+    >>> w = apple_sweet_loss(1.0)["weight"]
+    >>> print(check_gradient_step(1.0 + 4 * w * (1 - w) ** 2))  # doctest: +NORMALIZE_WHITESPACE
+    ✗ Your gradient is -4 w (1 - w)^2, too large by sqrt(2): you left out the 1/sqrt(2) of the score
     c / sqrt(2), which the chain rule brings in.
     """
     c, lr = _real(c, "c"), _learning_rate(learning_rate)

@@ -8,6 +8,7 @@ One idea per module:
 * :mod:`.gradients`: the loss and its gradient for every parameter, by the chain rule;
 * :mod:`.training`: Adam on random windows of the corpus, and the weight file;
 * :mod:`.sampling`: greedy, temperature, top-k and top-p, and writing with a KV cache;
+* :mod:`.heads`: every head's scores on chapter 15's classic test;
 * :mod:`.ngrams`: the unigram, bigram and trigram models it must beat, and bits per character;
 * :mod:`.corpus`: the frozen snapshot of the book's prose (CC BY 4.0).
 
@@ -32,6 +33,7 @@ from .gradients import (
     softmax_cross_entropy,
     writer_loss_and_gradients,
 )
+from .heads import classic_heads
 from .model import (
     WriterSizes,
     check_writer_params,
@@ -68,7 +70,7 @@ from .training import (
 
 __all__ = [
     "CharTokenizer", "Draw", "NgramModel", "UNKNOWN", "WriterSizes", "attention_backward", "bits_per_character",
-    "block_backward", "book_prose", "check_writer_gradients", "check_writer_params", "check_writer_tokens",
+    "block_backward", "book_prose", "classic_heads", "check_writer_gradients", "check_writer_params", "check_writer_tokens",
     "cosine_learning_rate", "decoder_block", "draw_index", "greedy_draw", "init_writer", "layer_norm_backward",
     "load_writer", "next_distribution", "ngram_bits_per_character", "ngram_counts", "ngram_model",
     "page_prose", "random_windows", "read_corpus", "run_writer", "save_writer", "seconds_per_char",

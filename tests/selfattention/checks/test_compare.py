@@ -153,6 +153,22 @@ def layer1(dtype):
     return sa.bert.bert_layer(x, weights, 1, minilm.load_config())[0].astype(dtype)
 
 
+def top_p(dtype):
+    """The top-p example's kept distribution in ``dtype``: m, f and s reach p = 0.6."""
+    _, probs, _ = sa.top_p_example()
+    (probs,) = as_(dtype, probs)
+    kept = np.zeros_like(probs)
+    kept[[3, 2, 5]] = probs[[3, 2, 5]]
+    return kept / kept.sum()
+
+
+def bits(dtype):
+    chars, text, probs = sa.bits_example()
+    (probs,) = as_(dtype, probs)
+    p = probs[np.arange(6), [chars.index(c) for c in text[1:]]]
+    return np.asarray(np.mean(-np.log2(p)), dtype=dtype)
+
+
 #: checker name -> (make the right answer in a dtype, check an answer).
 RIGHT = {
     "check_scores": (scores, sa.check_scores),
@@ -169,10 +185,12 @@ RIGHT = {
     "check_induction_score": (induction_score, sa.check_induction_score),
     "check_ablated_loss": (ablated_loss, sa.check_ablated_loss),
     "check_bert_layer": (layer1, sa.check_bert_layer),
+    "check_top_p": (top_p, sa.check_top_p),
+    "check_bits_per_character": (bits, sa.check_bits_per_character),
 }
 
 #: The checkers of RIGHT whose answer is one number.
-ONE_NUMBER = {"check_induction_score", "check_ablated_loss"}
+ONE_NUMBER = {"check_induction_score", "check_ablated_loss", "check_bits_per_character"}
 
 #: The checkers that compare exactly (booleans and counts), call the reader's function, or judge what the
 #: reader's matrices do (check_wiring: tests/selfattention/test_wiring.py, in float64 and float32).
@@ -275,8 +293,10 @@ def test_an_answer_off_by_a_thousandth_is_refused(name, dtype):
 NUMBERS = re.compile(r"(?:is|:) (-?[\d.]+(?:e[+-]?\d+)?) where (-?[\d.]+(?:e[+-]?\d+)?) was expected")
 
 
+# check_top_p says first that such an answer no longer adds up to 1, with digits enough to differ
+# (tests/selfattention/checks/test_writer.py).
 @pytest.mark.parametrize("offset", [1e-3, 3e-5, 1e-9])
-@pytest.mark.parametrize("name", sorted(set(RIGHT) - {"check_gradient_step"}))
+@pytest.mark.parametrize("name", sorted(set(RIGHT) - {"check_gradient_step", "check_top_p"}))
 def test_a_refused_value_is_printed_with_enough_digits_to_differ(name, offset):
     make, check = RIGHT[name]
     answer = make(np.float64).copy()

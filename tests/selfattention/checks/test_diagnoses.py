@@ -79,6 +79,24 @@ S5_UNSCALED = 1 / (1 + np.exp(-1.0))                                     # sigmo
 SD = QD @ KD_ALL.T / np.sqrt(4)                                          # the decode step's scores, (2, 5)
 
 
+TP_CHARS, TP, TP_P = sa.top_p_example()
+TP_ORDER = np.argsort(-TP, kind="stable")                                # m, f, s, b, r, c, t, w
+
+
+def top(ids, renormalise=True):
+    """The top-p example's probabilities with only ``ids`` kept, renormalised or not."""
+    kept = np.zeros_like(TP)
+    kept[ids] = TP[ids]
+    return kept / kept.sum() if renormalise else kept
+
+
+TOP_P = top(TP_ORDER[:3])                                                # m, f, s reach 0.6
+B_CHARS, B_TEXT, B_PROBS = sa.bits_example()
+B_IDS = [B_CHARS.index(c) for c in B_TEXT]
+B_NEXT = B_PROBS[np.arange(6), B_IDS[1:]]                                # the characters that came next
+BPC = np.mean(-np.log2(B_NEXT))
+
+
 def rope_by(angle, sign=1.0):
     """Pairs (2i, 2i + 1) of X_ROPE turned by sign * angle_i."""
     c, s = np.cos(angle), sign * np.sin(angle)
@@ -497,12 +515,52 @@ CASES = {
     ("check_wiring", "no-shift"): lambda: wiring_with(W_Q0=block_eye(sa.wiring.POSITION, sa.wiring.POSITION)),
     ("check_wiring", "current-key"): lambda: wiring_with(W_K1=block_eye(sa.wiring.SYMBOL, sa.wiring.SYMBOL)),
     ("check_wiring", "wrong"): lambda: sa.check_wiring(*np.random.default_rng(0).normal(size=(4, sa.wiring.D, 8))),
+    # chapter "A model that writes" -------------------------------------------------------------
+    ("check_top_p", "not-renormalised"): lambda: sa.check_top_p(top(TP_ORDER[:3], renormalise=False)),
+    ("check_top_p", "one-short"): lambda: sa.check_top_p(top(TP_ORDER[:2])),
+    ("check_top_p", "one-too-many"): lambda: sa.check_top_p(top(TP_ORDER[:4])),
+    ("check_top_p", "reversed"): lambda: sa.check_top_p(top(TP_ORDER[1:])),   # least likely first: all but m
+    ("check_top_p", "unsorted"): lambda: sa.check_top_p(top([0, 1, 2, 3])),   # b, c, f, m in chars' order
+    ("check_top_p", "probs-as-logits"): lambda: sa.check_top_p(sa.writer.next_distribution(TP, top_p=TP_P)),
+    ("check_top_p", "by-p"): lambda: sa.check_top_p(top(TP_ORDER[:3], renormalise=False) / TP_P),
+    ("check_top_p", "sorted-order"): lambda: sa.check_top_p(np.sort(TOP_P)[::-1]),
+    ("check_top_p", "nothing-cut"): lambda: sa.check_top_p(TP),
+    ("check_top_p", "greedy"): lambda: sa.check_top_p(top(TP_ORDER[:1])),
+    ("check_top_p", "top-k"): lambda: sa.check_top_p(top(TP_ORDER[:5])),
+    ("check_top_p", "kept-only"): lambda: sa.check_top_p(TOP_P[TOP_P > 0]),
+    ("check_top_p", "not-one"): lambda: sa.check_top_p(TOP_P * 1.1),
+    ("check_top_p", "not-numbers"): lambda: sa.check_top_p("kept"),
+    ("check_top_p", "shape"): lambda: sa.check_top_p(TOP_P[None, :]),
+    ("check_top_p", "not-finite"): lambda: sa.check_top_p(TOP_P * np.nan),
+    ("check_top_p", "rounded"): lambda: sa.check_top_p(TOP_P.round(2)),
+    ("check_top_p", "value"): lambda: sa.check_top_p(TOP_P[[0, 1, 3, 2, 4, 5, 6, 7]]),   # m and f swapped
+    ("check_top_p", "float32-inside"): lambda: sa.check_top_p(TOP_P * F32),
+    ("check_bits_per_character", "ln"): lambda: sa.check_bits_per_character(np.mean(-np.log(B_NEXT))),
+    ("check_bits_per_character", "log10"): lambda: sa.check_bits_per_character(np.mean(-np.log10(B_NEXT))),
+    ("check_bits_per_character", "sum"): lambda: sa.check_bits_per_character(np.sum(-np.log2(B_NEXT))),
+    ("check_bits_per_character", "sign"): lambda: sa.check_bits_per_character(np.mean(np.log2(B_NEXT))),
+    ("check_bits_per_character", "most-likely"):
+        lambda: sa.check_bits_per_character(np.mean(-np.log2(B_PROBS.max(axis=1)))),
+    ("check_bits_per_character", "read-char"):
+        lambda: sa.check_bits_per_character(np.mean(-np.log2(B_PROBS[np.arange(6), B_IDS[:-1]]))),
+    ("check_bits_per_character", "count-first"): lambda: sa.check_bits_per_character(np.sum(-np.log2(B_NEXT)) / 7),
+    ("check_bits_per_character", "every-row"):
+        lambda: sa.check_bits_per_character(np.mean(-np.log2(B_PROBS[:, B_IDS[1:]]))),
+    ("check_bits_per_character", "log-of-mean"): lambda: sa.check_bits_per_character(-np.log2(np.mean(B_NEXT))),
+    ("check_bits_per_character", "per-position"): lambda: sa.check_bits_per_character(-np.log2(B_NEXT)),
+    ("check_bits_per_character", "not-numbers"): lambda: sa.check_bits_per_character("1.18"),
+    ("check_bits_per_character", "shape"): lambda: sa.check_bits_per_character([BPC, BPC]),
+    ("check_bits_per_character", "not-finite"): lambda: sa.check_bits_per_character(np.inf),
+    ("check_bits_per_character", "rounded"): lambda: sa.check_bits_per_character(round(BPC, 2)),
+    ("check_bits_per_character", "value"): lambda: sa.check_bits_per_character(BPC + 1e-3),
+    ("check_bits_per_character", "float32-inside"): lambda: sa.check_bits_per_character(BPC * F32),
     # chapter "The whole block" ----------------------------------------------------------------
     ("check_bert_layer", "input"): lambda: sa.check_bert_layer(layer1()[0]),
     ("check_bert_layer", "attention-only"): lambda: sa.check_bert_layer(layer1()[1](layer1()[0])),
     ("check_bert_layer", "first-half"): lambda: sa.check_bert_layer(layer1()[5]),
     ("check_bert_layer", "no-second-norm"): lambda: sa.check_bert_layer(layer1()[5] + layer1()[4](layer1()[5])),
     ("check_bert_layer", "no-residual"): lambda: sa.check_bert_layer(no_residual()),
+    ("check_bert_layer", "no-second-residual"): lambda: sa.check_bert_layer(layer1()[3](layer1()[4](layer1()[5]))),
     ("check_bert_layer", "pre-ln"): lambda: sa.check_bert_layer(pre_ln()),
     ("check_bert_layer", "other-layer"): lambda: sa.check_bert_layer(
         sa.bert.bert_layer(layer1()[0], minilm.load_weights(), 0, minilm.load_config())[0]),

@@ -112,6 +112,27 @@ def split_heads(dtype):
     return np.stack([Q[:, :2], Q[:, 2:]])
 
 
+def top_p(dtype):
+    """The fewest most likely characters whose total reaches p, renormalised; a tie keeps the lower id."""
+    _, probs, p = sa.top_p_example()
+    (probs,) = cast(dtype, probs)
+    kept, total = np.zeros_like(probs), dtype(0)
+    for i in sorted(range(probs.size), key=lambda i: (-probs[i], i)):
+        kept[i] = probs[i]
+        total += probs[i]
+        if total >= dtype(p):
+            break
+    return kept / kept.sum()
+
+
+def bits_per_character(dtype):
+    """The mean of -log2 p over the characters that came next, log2 written as ln / ln 2."""
+    chars, text, probs = sa.bits_example()
+    (probs,) = cast(dtype, probs)
+    p = np.array([probs[t, chars.index(c)] for t, c in enumerate(text[1:])], dtype=dtype)
+    return np.asarray(-(np.log(p) / dtype(math.log(2))).mean(), dtype=dtype)
+
+
 def bert_layer(dtype):
     """MiniLM's layer 1 on the exercise's sentence, written out with math.erf's GELU."""
     enc = minilm.encode(checks.block.SENTENCE)
@@ -151,6 +172,8 @@ ANSWERS = {
     "check_decode_step": (decode_step, sa.check_decode_step),
     "check_split_heads": (split_heads, sa.check_split_heads),
     "check_bert_layer": (bert_layer, sa.check_bert_layer),
+    "check_top_p": (top_p, sa.check_top_p),
+    "check_bits_per_character": (bits_per_character, sa.check_bits_per_character),
 }
 
 
