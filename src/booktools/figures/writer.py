@@ -105,13 +105,14 @@ def plot_distributions(chars: Sequence[str], panels: dict, *, shown: int = 10) -
     order = np.argsort(-first, kind="stable")[:shown]                            # (shown,)
     labels = ["space" if chars[i] == " " else ("newline" if chars[i] == "\n" else chars[i]) for i in order]
     rows = (len(dists) + 1) // 2
+    top = min(1.0, 1.15 * max(p[order].max() for p in dists.values()))
     fig, axes = subplots(rows, 2, figsize=(5.6, 2.3 * rows), sharey=True)
     axes = np.atleast_1d(axes).reshape(-1)
     for ax, (title, p) in zip(axes, dists.items()):
         ax.bar(np.arange(len(order)), p[order], color=OKABE_ITO[4], edgecolor="0.2", linewidth=0.5)
         ax.set_xticks(np.arange(len(order)), labels, rotation=90, fontsize="small")
         ax.set_title(title, fontsize="medium")
-        ax.set_ylim(0, 1)
+        ax.set_ylim(0, top)
     for ax in axes[len(dists):]:
         ax.set_visible(False)
     for ax in axes[::2]:

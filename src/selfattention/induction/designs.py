@@ -1,10 +1,10 @@
 """Where positions enter, and what each design grows: the book's ``"qk0"`` against ``"qk"`` and ``"stream"``.
 
-The three designs (:data:`~.model.DESIGNS`) differ only in where the learned
-positions ``W_pos`` are added (see :mod:`.model`): to layer 0's queries and keys
+The three designs (:data:`~selfattention.induction.model.DESIGNS`) differ only in where the learned
+positions ``W_pos`` are added (see :mod:`selfattention.induction.model`): to layer 0's queries and keys
 only (``"qk0"``, the book's model), to every layer's queries and keys
 (``"qk"``), or to the residual stream (``"stream"``). The experiment trains each
-with the book's seed and settings (:func:`~.training.train`, only
+with the book's seed and settings (:func:`~selfattention.induction.training.train`, only
 ``Sizes.positions`` changed; the ``"qk0"`` run is the shipped one) and measures
 what each grew:
 

@@ -95,7 +95,7 @@ class CharTokenizer:
 
     @property
     def vocab(self) -> int:
-        """Number of ids: the known characters and the unknown symbol."""
+        """How many ids there are, one per known character and one for the unknown symbol."""
         return len(self.chars) + 1
 
     @property
