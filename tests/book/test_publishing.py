@@ -39,7 +39,8 @@ GLOSSARY_TERMS = ["query", "key", "value", "score", "attention weight", "softmax
                   "loss", "cross-entropy", "gradient", "gradient descent", "learning rate", "Adam", "RoPE",
                   "ALiBi", "residual stream", "unembedding", "previous-token head", "induction head",
                   "K-composition", "Q-composition", "phase change", "ablation", "post-LN", "pre-LN", "RMSNorm",
-                  "GELU", "SiLU"]
+                  "GELU", "SiLU", "sampling", "top-k", "top-p", "nucleus sampling", "bits per character",
+                  "held-out text", "n-gram model"]
 
 
 def chapters() -> dict[str, tuple[int, str]]:
