@@ -13,12 +13,14 @@ from selfattention.writer import (
     UNKNOWN,
     CharTokenizer,
     WriterSizes,
+    bits_by_context,
     bits_per_character,
     check_writer_gradients,
     check_writer_params,
     cosine_learning_rate,
     draw_index,
     greedy_draw,
+    held_out_bits,
     init_writer,
     layer_norm_backward,
     load_writer,
@@ -432,3 +434,28 @@ def test_page_prose_keeps_words_and_drops_markup_and_holes():
             "It is {glue:text}`x:.2f` long.\nA [link](http://x) and `code`.\n\n```{code-cell} ipython3\n"
             "x = 1\n```\n\n$$\na = b\n$$\n\n| a | b |\n")
     assert page_prose(page) == "Title\nSee other and √d_k. A link and code.\n"
+
+
+def test_held_out_bits_are_the_dense_models_up_to_a_trigram_and_go_further():
+    rng = np.random.default_rng(3)
+    train, text = rng.integers(0, 7, 2_000), rng.integers(0, 7, 300)
+    train[::5] = 2                                                    # some structure to count
+    for order in (1, 2, 3):
+        dense = ngram_bits_per_character(ngram_model(train, order, 7), text)
+        assert held_out_bits(train, text, order, 7) == pytest.approx(dense, rel=1e-12)
+    assert np.isfinite(held_out_bits(train, text, 6, 7))
+    with pytest.raises(ValueError, match="order must be 1 to 8"):
+        held_out_bits(train, text, 9, 7)
+    with pytest.raises(ValueError, match="at least order=4"):
+        held_out_bits(train, text[:3], 4, 7)
+
+
+def test_bits_by_context_averages_to_the_full_windows_bits_per_character():
+    sizes = WriterSizes(vocab=9, n_positions=8, d_model=16, heads=2, layers=1, d_ff=16)
+    params = init_writer(sizes, 2)
+    ids = np.random.default_rng(4).integers(0, 9, 8 * 5 + 1)          # exactly 5 full windows
+    by_t = bits_by_context(params, ids, sizes)
+    assert by_t.shape == (8,)
+    assert by_t.mean() == pytest.approx(bits_per_character(params, ids, sizes), rel=1e-12)
+    with pytest.raises(ValueError, match="at least n_positions"):
+        bits_by_context(params, ids[:8], sizes)

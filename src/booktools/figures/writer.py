@@ -58,9 +58,11 @@ def plot_training_curve(steps, loss, eval_steps, held_out, baselines: dict, *, w
     ax.plot(steps[window - 1:], mean, color=OKABE_ITO[0], label=f"training (mean of {window} steps)")
     ax.plot(eval_steps, held_out, color=OKABE_ITO[5], marker="o", markersize=3.5, linestyle=(0, (5, 2)),
             label="held-out")
-    for (name, bits), shade in zip(baselines.items(), ("0.25", "0.45", "0.6")):
+    for (name, bits), shade in zip(baselines.items(), np.linspace(0.2, 0.55, max(len(baselines), 1))):
+        shade = f"{shade:.2f}"
         ax.axhline(bits, color=shade, linewidth=1, linestyle="--")
-        ax.text(steps[-1], bits, f"{name} {bits:.2f}", ha="right", va="bottom", fontsize="small", color="0.2")
+        ax.text(steps[-1], bits, f"{name} {bits:.2f}", ha="right", va="bottom", fontsize="small", color="0.2",
+                bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
     ax.set_ylim(0, max(held_out.max(), mean.max()) * 1.04)
     ax.set_xlim(0, steps[-1])
     ax.set_xlabel("training step")
@@ -70,7 +72,7 @@ def plot_training_curve(steps, loss, eval_steps, held_out, baselines: dict, *, w
 
 
 def plot_distributions(chars: Sequence[str], panels: dict, *, shown: int = 10) -> Figure:
-    """One next-character distribution per panel, as bars over the most likely characters of the first.
+    """One next-character distribution per panel, one above the other, as bars over the most likely of the first.
 
     Parameters
     ----------
@@ -94,7 +96,7 @@ def plot_distributions(chars: Sequence[str], panels: dict, *, shown: int = 10) -
     --------
     >>> p = np.array([0.5, 0.3, 0.2])
     >>> fig = plot_distributions("abc", {"plain": p, "top-k, k = 2": np.array([0.625, 0.375, 0])}, shown=3)
-    >>> [ax.get_title() for ax in fig.axes]
+    >>> [ax.get_title(loc="left") for ax in fig.axes]
     ['plain', 'top-k, k = 2']
     """
     dists = {title: np.asarray(p, dtype=float) for title, p in panels.items()}
@@ -104,17 +106,13 @@ def plot_distributions(chars: Sequence[str], panels: dict, *, shown: int = 10) -
     first = next(iter(dists.values()))
     order = np.argsort(-first, kind="stable")[:shown]                            # (shown,)
     labels = ["space" if chars[i] == " " else ("newline" if chars[i] == "\n" else chars[i]) for i in order]
-    rows = (len(dists) + 1) // 2
     top = min(1.0, 1.15 * max(p[order].max() for p in dists.values()))
-    fig, axes = subplots(rows, 2, figsize=(5.6, 2.3 * rows), sharey=True)
+    fig, axes = subplots(len(dists), 1, figsize=(5.2, 1.75 * len(dists)), sharey=True, sharex=True)
     axes = np.atleast_1d(axes).reshape(-1)
     for ax, (title, p) in zip(axes, dists.items()):
         ax.bar(np.arange(len(order)), p[order], color=OKABE_ITO[4], edgecolor="0.2", linewidth=0.5)
         ax.set_xticks(np.arange(len(order)), labels, rotation=90, fontsize="small")
-        ax.set_title(title, fontsize="medium")
+        ax.set_title(title, fontsize="medium", loc="left")
         ax.set_ylim(0, top)
-    for ax in axes[len(dists):]:
-        ax.set_visible(False)
-    for ax in axes[::2]:
         ax.set_ylabel("probability")
     return finish(fig)

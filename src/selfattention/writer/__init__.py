@@ -44,7 +44,15 @@ from .model import (
     writer_forward,
     writer_shapes,
 )
-from .ngrams import NgramModel, bits_per_character, ngram_bits_per_character, ngram_counts, ngram_model
+from .ngrams import (
+    NgramModel,
+    bits_by_context,
+    bits_per_character,
+    held_out_bits,
+    ngram_bits_per_character,
+    ngram_counts,
+    ngram_model,
+)
 from .sampling import (
     Draw,
     draw_index,
@@ -69,12 +77,12 @@ from .training import (
 )
 
 __all__ = [
-    "CharTokenizer", "Draw", "NgramModel", "UNKNOWN", "WriterSizes", "attention_backward", "bits_per_character",
-    "block_backward", "book_prose", "classic_heads", "check_writer_gradients", "check_writer_params", "check_writer_tokens",
-    "cosine_learning_rate", "decoder_block", "draw_index", "greedy_draw", "init_writer", "layer_norm_backward",
-    "load_writer", "next_distribution", "ngram_bits_per_character", "ngram_counts", "ngram_model",
-    "page_prose", "random_windows", "read_corpus", "run_writer", "save_writer", "seconds_per_char",
-    "softmax_cross_entropy", "split_corpus", "temperature_draw", "top_k_draw", "top_p_draw", "train_writer",
-    "weights_digest", "write", "writer_cache", "writer_decode_step", "writer_forward", "writer_loss_and_gradients",
-    "writer_shapes",
+    "CharTokenizer", "Draw", "NgramModel", "UNKNOWN", "WriterSizes", "attention_backward", "bits_by_context",
+    "bits_per_character", "block_backward", "book_prose", "check_writer_gradients", "check_writer_params",
+    "check_writer_tokens", "classic_heads", "cosine_learning_rate", "decoder_block", "draw_index", "greedy_draw",
+    "held_out_bits", "init_writer", "layer_norm_backward", "load_writer", "next_distribution",
+    "ngram_bits_per_character", "ngram_counts", "ngram_model", "page_prose", "random_windows", "read_corpus",
+    "run_writer", "save_writer", "seconds_per_char", "softmax_cross_entropy", "split_corpus", "temperature_draw",
+    "top_k_draw", "top_p_draw", "train_writer", "weights_digest", "write", "writer_cache", "writer_decode_step",
+    "writer_forward", "writer_loss_and_gradients", "writer_shapes",
 ]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..fast.normal import normal_cdf, normal_pdf
 from ..multihead import concat_heads, split_heads
 from ..softmax import softmax
 from .model import (
@@ -32,7 +33,6 @@ from .model import (
     layer_params,
     writer_forward,
 )
-from ..fast.normal import normal_cdf, normal_pdf
 
 
 def softmax_cross_entropy(logits, targets) -> tuple[float, np.ndarray]:

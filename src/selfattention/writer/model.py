@@ -55,9 +55,9 @@ import numpy as np
 
 from ..attention import scaled_dot_product_attention
 from ..bert import layer_norm
+from ..bert.layers import gelu
 from ..causal_alignment import causal_mask_bottom_right
 from ..multihead import concat_heads, split_heads
-from ..bert.layers import gelu
 
 #: Added to the variance in every layer norm.
 LN_EPS = 1e-5

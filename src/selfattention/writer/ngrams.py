@@ -187,6 +187,131 @@ def ngram_bits_per_character(model: NgramModel, ids) -> float:
     return float(-np.log2(model.probs[index]).mean())
 
 
+def held_out_bits(train_ids, ids, order: int, vocab: int) -> float:
+    """:func:`ngram_bits_per_character` of the Witten-Bell n-gram of ``train_ids``, for any order.
+
+    The tables of :func:`ngram_model` hold ``vocab ** order`` numbers, too
+    many past a trigram of a hundred characters. This function keeps only
+    the runs of characters that occur in ``train_ids`` (sorted, and found by
+    binary search) and only the probability of each character of ``ids``
+    that came next, built up from the add-one unigram, one order at a time,
+    by the same rule: ``P(c | h) = (C(h c) + T(h) P(c | h')) / (C(h) + T(h))``,
+    or ``P(c | h')`` for a context never seen. Up to a trigram it gives the
+    numbers of :func:`ngram_model` (a test holds it).
+
+    Parameters
+    ----------
+    train_ids : array_like of int, shape (m,)
+        The training text, as ids.
+    ids : array_like of int, shape (n,)
+        The text to score, at least ``order`` ids; its first ``order - 1``
+        are read, not scored.
+    order : int
+        1 to 8.
+    vocab : int
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    TypeError, ValueError
+        If an argument has the wrong type or value, or ``ids`` is too short.
+
+    Examples
+    --------
+    >>> train, text = [0, 1, 2, 0, 1, 2, 0, 1], [0, 1, 2, 0]
+    >>> a = held_out_bits(train, text, 2, 3)
+    >>> bool(np.isclose(a, ngram_bits_per_character(ngram_model(train, 2, 3), text)))
+    True
+    """
+    order, vocab = check_positive_int(order, "order"), check_positive_int(vocab, "vocab")
+    if order > 8:
+        raise ValueError(f"order must be 1 to 8, got {order}")
+    train, ids = _check_ids(train_ids, vocab, "train_ids"), _check_ids(ids, vocab)
+    if ids.size < order:
+        raise ValueError(f"ids must hold at least order={order} ids, got {ids.size}")
+    runs = ids.size - order + 1
+    target = ids[order - 1:]                                           # (runs,) the characters scored
+    p = (np.bincount(train, minlength=vocab)[target] + 1) / (train.size + vocab)   # (runs,) add-one unigram
+    for k in range(2, order + 1):
+        seen, held = _runs(train, k, vocab), _runs(ids[order - k:], k, vocab)[:runs]   # run keys, base vocab
+        pairs, c_hc = np.unique(seen, return_counts=True)              # each run h c and C(h c)
+        contexts, c_h = np.unique(seen // vocab, return_counts=True)   # each h and C(h)
+        t_h = np.unique(pairs // vocab, return_counts=True)[1]         # T(h), in the order of contexts
+        C_hc, C_h, T_h = _lookup(pairs, c_hc, held), _lookup(contexts, c_h, held // vocab), \
+            _lookup(contexts, t_h, held // vocab)
+        p = np.where(C_h > 0, (C_hc + T_h * p) / np.maximum(C_h + T_h, 1), p)
+    return float(-np.log2(p).mean())
+
+
+def _runs(ids: np.ndarray, k: int, vocab: int) -> np.ndarray:
+    """Each run of ``k`` characters of ``ids`` as one number in base ``vocab``: (n - k + 1,)."""
+    n = ids.size - k + 1
+    key = np.zeros(max(n, 0), dtype=np.int64)
+    for j in range(k):
+        key = key * vocab + ids[j:j + n]
+    return key
+
+
+def _lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """``values`` at each of ``wanted`` in the sorted ``keys``; 0 where it is not there."""
+    at = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
+    return np.where(keys[at] == wanted, values[at], 0)
+
+
+def bits_by_context(params, ids, sizes: WriterSizes, *, batch: int = 32) -> np.ndarray:
+    """The writer's mean bits for the guesses made after ``t`` characters of context, for each ``t``.
+
+    The text is cut into windows as in :func:`bits_per_character` (only the
+    full ones); the guess at position ``t`` of a window has read the ``t + 1``
+    characters from its start, so it had ``t`` characters before the one it
+    reads last.
+
+    Parameters
+    ----------
+    params : dict of str to array_like
+    ids : array_like of int, shape (n,)
+        At least ``n_positions + 1`` ids.
+    sizes : WriterSizes
+    batch : int, default 32, keyword-only
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_positions,)
+        Entry ``t``: the mean ``-log2 P`` of the guesses with ``t``
+        characters before the one last read.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``ids`` is shorter than one window, or as :func:`bits_per_character`.
+
+    Examples
+    --------
+    >>> from selfattention.writer.model import WriterSizes, init_writer
+    >>> sizes = WriterSizes(vocab=16, n_positions=8, d_model=16, heads=2, layers=1, d_ff=32)
+    >>> bits_by_context(init_writer(sizes, 0), np.arange(40) % 16, sizes).shape
+    (8,)
+    """
+    params = check_writer_params(params, sizes)
+    ids = _check_ids(ids, sizes.vocab)
+    batch = check_positive_int(batch, "batch")
+    n = sizes.n_positions
+    starts = np.arange(0, ids.size - n, n)                             # (windows,) the full ones
+    if starts.size == 0:
+        raise ValueError(f"ids must hold at least n_positions + 1 = {n + 1} ids, got {ids.size}")
+    total = np.zeros(n)
+    for i in range(0, starts.size, batch):
+        windows = ids[starts[i:i + batch, None] + np.arange(n + 1)]    # (b, n + 1)
+        logits, _ = writer_forward(params, windows[:, :-1], sizes)     # (b, n, vocab)
+        z = logits - logits.max(axis=-1, keepdims=True)
+        log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))      # (b, n, vocab)
+        total -= np.take_along_axis(log_p, windows[:, 1:, None], axis=-1)[..., 0].sum(axis=0)
+    return total / starts.size / math.log(2)
+
+
 def bits_per_character(params, ids, sizes: WriterSizes, *, batch: int = 32) -> float:
     """The writer's mean ``-log2 P(next character)`` over a text, read in windows of its context.
 
