@@ -30,6 +30,7 @@ LABS = [
     ("one-word-at-a-time.html", "#gen-lab"),
     ("two-heads-that-copy.html", "#copy-lab"),
     ("two-heads-that-copy.html", "#train-lab"),
+    ("a-model-that-writes.html", "#writer-lab"),
 ]
 
 # Every visible element that holds text of its own, with its text colour
