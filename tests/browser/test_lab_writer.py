@@ -11,7 +11,7 @@ compare with the package's within :data:`TOLERANCE`. Nothing may be fetched for
 the model before "Load the model" is pressed, and then only its one file,
 from the book's own host, of the size the button says.
 
-The maths under the lab (``maths.js``: erfc, Φ, GELU, layer norm, NumPy's
+The maths under the lab (``writer-maths.js``: erfc, Φ, GELU, layer norm, NumPy's
 sum, the writer's step with and without a KV cache, the choice of the next
 character and the draw) is checked too, on models of other sizes.
 """
@@ -145,15 +145,15 @@ def test_nothing_is_fetched_for_the_model_before_load_and_then_one_file_of_the_s
     src = lab.evaluate("root => root.querySelectorAll(':scope > script')[1].getAttribute('data-src')")
     assert src and src.startswith("_labdata/"), "the build must move the weights' block out of the page"
     assert not [u for u in requests if "_labdata/" in u]
-    kb = round(fixture["bytes"] / 1024)
-    assert button(lab, "load").text_content() == f"Load the model, {kb} KB"
+    kb = round(fixture["bytes"] / 1000)
+    assert button(lab, "load").text_content() == f"Load the model, {kb} kB"
     press(page, button(lab, "many"), "keyboard")                       # nothing to write with yet (aria-disabled)
     assert lab.locator("[role=status]").text_content() == "Load the model first."
     with page.expect_response(lambda r: "_labdata/" in r.url) as response:
         load(page, lab)
     assert len(response.value.body()) == fixture["bytes"]
     assert [u for u in requests if "_labdata/" in u] == [f"{site_url}/{src}"]
-    assert field(lab, "loaded").text_content() == f"Loaded: 221,056 numbers, {kb} KB."
+    assert field(lab, "loaded").text_content() == f"Loaded: 221,056 numbers, {kb} kB."
     assert page.watch.foreign == [] and page.watch.console_errors == []
     context.close()
 
@@ -317,8 +317,9 @@ def test_sampling_with_and_without_the_cache_writes_the_same_and_both_are_timed(
     assert texts[0] == texts[1] and len(texts[0]) == 140
     assert modes[0] == ["prefill"] + ["row"] * 28 + ["prefill"] * 11 and set(modes[1]) == {"full"}
     timing = field(lab, "timing").text_content()
-    assert re.fullmatch(r"Time per character: with the cache [\d.]+ ms \(median of 40\); "
-                        r"without [\d.]+ ms \(median of 40\)\.", timing), timing
+    assert re.fullmatch(r"Time per character: with the cache [\d.]+ ms \(median of 28\); "
+                        r"filling the cache [\d.]+ ms \(median of 12\); without [\d.]+ ms \(median of 40\)\.",
+                        timing), timing
 
 
 def test_stop_ends_a_run_early(desk):
@@ -373,6 +374,10 @@ def test_a_setting_out_of_range_is_named_and_nothing_is_written(desk):
     assert field(lab, "top-p").get_attribute("aria-invalid") == "true"
     assert desk.evaluate("document.activeElement.dataset.part") == "top-p" and steps(lab) == []
     field(lab, "top-p").fill("1")
+    field(lab, "seed").fill("1.5")                                      # a seed that is not whole: nothing either
+    press(desk, button(lab, "one"))
+    assert lab.locator("[role=status]").text_content().startswith("The seed is a whole number") and steps(lab) == []
+    field(lab, "seed").fill("0")
     press(desk, button(lab, "one"))
     assert len(steps(lab)) == 1 and field(lab, "top-p").get_attribute("aria-invalid") == "false"
 
@@ -443,18 +448,18 @@ def test_every_text_is_readable_after_writing(tabs, mode):
     assert page.watch.console_errors == []
 
 
-# --- the maths under the lab (maths.js), on inputs chosen here ---------------------------------------------------
+# --- the maths under the lab (writer-maths.js), on inputs chosen here -----------------------------------------------
 
 @pytest.fixture(scope="module")
 def maths(browser, site_url):
-    """Call ``fn(maths, arg)`` in the browser with the site's own maths.js."""
+    """Call ``fn(maths, arg)`` in the browser with the site's own writer-maths.js."""
     context = browser.new_context()
     page = context.new_page()
     page.goto(f"{site_url}/index.html")
 
     def call(body: str, arg=None):
         return page.evaluate(f"""async (arg) => {{
-            const maths = await import("{site_url}/_static/sa/maths.js");
+            const maths = await import("{site_url}/_static/sa/writer-maths.js");
             return ({body})(maths, arg);
         }}""", arg)
 

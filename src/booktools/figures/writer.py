@@ -54,20 +54,22 @@ def plot_training_curve(steps, loss, eval_steps, held_out, baselines: dict, *, w
         raise ValueError(f"steps {steps.shape} and loss {loss.shape}, eval_steps {eval_steps.shape} and held_out "
                          f"{held_out.shape} must have matching shapes")
     mean = np.convolve(loss, np.ones(window) / window, mode="valid")            # (s - window + 1,)
-    fig, ax = subplots(figsize=(5.6, 3.8))
+    fig, ax = subplots(figsize=(4.4, 3.4))   # narrow: 11 px text on a phone
     ax.plot(steps[window - 1:], mean, color=OKABE_ITO[0], label=f"training (mean of {window} steps)")
     ax.plot(eval_steps, held_out, color=OKABE_ITO[5], marker="o", markersize=3.5, linestyle=(0, (5, 2)),
             label="held-out")
     for (name, bits), shade in zip(baselines.items(), np.linspace(0.2, 0.55, max(len(baselines), 1))):
         shade = f"{shade:.2f}"
         ax.axhline(bits, color=shade, linewidth=1, linestyle="--")
-        ax.text(steps[-1], bits, f"{name} {bits:.2f}", ha="right", va="bottom", fontsize="small", color="0.2",
-                bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
+        lowest = bits == min(baselines.values())    # at the left, below its line: the curves are high there
+        ax.annotate(f"{name} {bits:.2f}", (0 if lowest else 1, bits), xycoords=("axes fraction", "data"),
+                    xytext=(4 if lowest else -2, -2 if lowest else 2), textcoords="offset points",
+                    ha="left" if lowest else "right", va="top" if lowest else "bottom", fontsize="small", color="0.2")
     ax.set_ylim(0, max(held_out.max(), mean.max()) * 1.04)
     ax.set_xlim(0, steps[-1])
     ax.set_xlabel("training step")
     ax.set_ylabel("bits per character")
-    ax.legend(loc="upper right", bbox_to_anchor=(1, 0.92), fontsize="small")
+    ax.legend(loc="upper right", fontsize="small")
     return finish(fig)
 
 
@@ -79,7 +81,8 @@ def plot_distributions(chars: Sequence[str], panels: dict, *, shown: int = 10) -
     chars : sequence of str
         The vocabulary, in id order.
     panels : dict of str to array_like, each shape (vocab,)
-        A title and the distribution drawn from, in the order to draw them.
+        A title and the distribution drawn from, in the order to draw them. The space is drawn as ␣
+        and the newline as ↵.
     shown : int, default 10, keyword-only
         How many characters: the most likely ones of the first panel, in its order.
 
@@ -105,13 +108,13 @@ def plot_distributions(chars: Sequence[str], panels: dict, *, shown: int = 10) -
             raise ValueError(f"the distribution of {title!r} has shape {p.shape}, not ({len(chars)},)")
     first = next(iter(dists.values()))
     order = np.argsort(-first, kind="stable")[:shown]                            # (shown,)
-    labels = ["space" if chars[i] == " " else ("newline" if chars[i] == "\n" else chars[i]) for i in order]
+    labels = ["␣" if chars[i] == " " else ("↵" if chars[i] == "\n" else chars[i]) for i in order]   # one glyph each
     top = min(1.0, 1.15 * max(p[order].max() for p in dists.values()))
-    fig, axes = subplots(len(dists), 1, figsize=(5.2, 1.75 * len(dists)), sharey=True, sharex=True)
+    fig, axes = subplots(len(dists), 1, figsize=(4.4, 1.7 * len(dists)), sharey=True, sharex=True)   # narrow: phones
     axes = np.atleast_1d(axes).reshape(-1)
     for ax, (title, p) in zip(axes, dists.items()):
         ax.bar(np.arange(len(order)), p[order], color=OKABE_ITO[4], edgecolor="0.2", linewidth=0.5)
-        ax.set_xticks(np.arange(len(order)), labels, rotation=90, fontsize="small")
+        ax.set_xticks(np.arange(len(order)), labels)
         ax.set_title(title, fontsize="medium", loc="left")
         ax.set_ylim(0, top)
         ax.set_ylabel("probability")

@@ -12,7 +12,7 @@ times each step live. Past ``n_positions`` characters the model reads only
 the last ``n_positions``, and the cache is filled again at every step, as
 :func:`~selfattention.writer.sampling.write` does.
 
-The lab computes in the browser (``_static/sa/maths.js``, ``writerRead``:
+The lab computes in the browser (``_static/sa/writer-maths.js``, ``writerRead``:
 the package's forward pass in float64, its GELU as the package's, Φ from the
 Taylor table of :func:`selfattention.fast.normal.normal_cdf` and from erfc
 below -2). The parameters are float16 in
@@ -65,7 +65,7 @@ STEPS = 30
 #: (the cache is filled again at every step from then on).
 PROMPTS = (
     ("the default prompt", None),
-    ("unknown characters", "Naïve café «déjà vu» ☕ and Ω: "),
+    ("unknown characters", "Naïve café «déjà vu» жук and Ω: "),
     ("longer than the context", "The weights of a head decide where each word looks. " * 3),
     ("past the context while writing", ("A query meets every key of the words before it. " * 3)[:110]),
 )
@@ -195,8 +195,8 @@ def writer_config(*, run=None, defaults=None) -> dict:
     >>> c = writer_config()
     >>> c["sizes"]["vocab"], c["sizes"]["nPositions"], c["parameters"], len(c["chars"]) + 1
     (108, 128, 221056, 108)
-    >>> round(c["weightsBytes"] / 1024), c["defaults"]["prompt"]
-    (577, 'The weights of ')
+    >>> round(c["weightsBytes"] / 1000), c["defaults"]["prompt"]
+    (590, 'The weights of ')
     >>> writer_config(defaults={"topP": 0})
     Traceback (most recent call last):
     ...
@@ -465,7 +465,7 @@ def writer_lab(*, lab_id: str = "writer-lab", run=None) -> HTMLBlock:
     written = ids_text(config, out["ids"][len(ids):])
     fallback = ('<p class="sa-lab-fallback">This lab needs JavaScript. Greedy, the model continues '
                 f"“{esc(prompt)}” with “{esc(written)}”. Its {format_count(config['parameters'])} numbers are "
-                f"{round(config['weightsBytes'] / 1024)} KB.</p>")
+                f"{round(config['weightsBytes'] / 1000)} kB.</p>")
     return HTMLBlock(f"{lab_open_tag('writer', lab_id)}{config_block(config)}{config_block(writer_weights(run))}"
                      f"{fallback}</div>")
 

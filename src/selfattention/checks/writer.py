@@ -88,6 +88,8 @@ BITS_CHECK = Diagnoses("check_bits_per_character", "Right: {bpc:.4f} bits per ch
                  "probs[np.arange({n}), targets].",
     "log-of-mean": "You took the log of the mean probability: take -log2 of each probability, then the mean.",
     "per-position": "That is one number per character: take their mean.",
+    "choices": "That is 2 to the power of the bits per character, a number of even choices: the bits per "
+               "character are its log2.",
 }, generic=("not-numbers", "shape", "not-finite", "rounded", "float32-inside", "value"))
 
 
@@ -390,6 +392,7 @@ def check_bits_per_character(bpc, chars=None, text=None, probs=None) -> Feedback
     slips += [(-expected * scale, "sign", fields) for scale in scales]
     slips += [(None if value is None else -value * scale, "sign", fields)
               for value, _ in structural for scale in scales]
+    slips.append((2.0 ** expected, "choices", fields))                  # the table's "even choices"
     return compare(
         bpc, np.array(expected), BITS_CHECK, name="bpc",
         layout=f"one number, the mean over the {n} characters the model guessed.",

@@ -79,7 +79,7 @@ def test_the_page_holds_no_weights_and_the_build_moves_them_to_a_file_of_the_siz
     assert len(files["_labdata/a-model-that-writes-1.json"].encode("utf-8")) == config["weightsBytes"]
     assert 'data-src="_labdata/a-model-that-writes-1.json"' in page and blocks[0].group(0) in page
     assert config["weightsBytes"] < 4 / 3 * 2 * config["parameters"] + 4096   # base64 of two bytes a number
-    assert "Greedy, the model continues" in markup and f"{round(config['weightsBytes'] / 1024)} KB" in markup
+    assert "Greedy, the model continues" in markup and f"{round(config['weightsBytes'] / 1000)} kB" in markup
 
 
 def test_the_config_says_the_models_sizes_and_tokenizer(run, config):

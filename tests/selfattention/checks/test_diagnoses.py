@@ -548,6 +548,7 @@ CASES = {
         lambda: sa.check_bits_per_character(np.mean(-np.log2(B_PROBS[:, B_IDS[1:]]))),
     ("check_bits_per_character", "log-of-mean"): lambda: sa.check_bits_per_character(-np.log2(np.mean(B_NEXT))),
     ("check_bits_per_character", "per-position"): lambda: sa.check_bits_per_character(-np.log2(B_NEXT)),
+    ("check_bits_per_character", "choices"): lambda: sa.check_bits_per_character(2.0 ** BPC),
     ("check_bits_per_character", "not-numbers"): lambda: sa.check_bits_per_character("1.18"),
     ("check_bits_per_character", "shape"): lambda: sa.check_bits_per_character([BPC, BPC]),
     ("check_bits_per_character", "not-finite"): lambda: sa.check_bits_per_character(np.inf),

@@ -17,7 +17,8 @@
 import { CONFIG_SELECTOR, CONFIG_SRC_ATTR, removeFallback } from "../contract.js";
 import { h, loadStylesheet, setDisabled } from "../dom.js";
 import { fmt, formatCount } from "../format.js";
-import { drawIndex, nextDistribution, probabilityOrder, softmax, writerCache, writerParams, writerRead } from "../maths.js";
+import { softmax } from "../maths.js";
+import { drawIndex, nextDistribution, probabilityOrder, writerCache, writerParams, writerRead } from "../writer-maths.js";
 
 const EVENT = "sa-writer";
 
@@ -54,11 +55,11 @@ export function mount(root, config) {
   const decode = (ids) => ids.map((t) => symbols[t]).join("");
   const glyph = (t) => ({ " ": "␣", "\n": "↵" })[symbols[t]] ?? symbols[t];
   const spoken = (t) => (t === unknownId ? "unknown symbol" : ({ " ": "space", "\n": "new line" })[symbols[t]] ?? symbols[t]);
-  const kb = Math.round(config.weightsBytes / 1024);
+  const kb = Math.round(config.weightsBytes / 1000);
   const weightsBlock = root.querySelectorAll(CONFIG_SELECTOR)[1];
 
   // --- Controls, in the order the keyboard meets them.
-  const load = h("button", { type: "button", "data-action": "load" }, `Load the model, ${kb} KB`);
+  const load = h("button", { type: "button", "data-action": "load" }, `Load the model, ${kb} kB`);
   const loaded = h("span", { class: "sa-writer-loaded", "data-part": "loaded" }, "Not loaded yet.");
   const prompt = h("input", { type: "text", id: `${id}-prompt`, "data-part": "prompt", autocomplete: "off",
     autocapitalize: "off", spellcheck: "false", value: defaults.prompt, "aria-describedby": `${id}-unknown` });
@@ -70,11 +71,11 @@ export function mount(root, config) {
     return [input, h("div", { class: "sa-writer-setting" }, h("label", { for: input.id }, label), input)];
   };
   const [temperature, temperatureField] = field("temperature", "Temperature (0: greedy)",
-    { min: "0", max: String(maxTemperature), step: "any", inputmode: "decimal", value: String(defaults.temperature) });
+    { min: "0", max: String(maxTemperature), step: "0.1", inputmode: "decimal", value: String(defaults.temperature) });
   const [topK, topKField] = field("top-k", "Top-k (0: all)",
     { min: "0", max: String(sizes.vocab), step: "1", inputmode: "numeric", value: String(defaults.topK) });
   const [topP, topPField] = field("top-p", "Top-p (1: all)",
-    { min: "0", max: "1", step: "any", inputmode: "decimal", value: String(defaults.topP) });
+    { min: "0", max: "1", step: "0.05", inputmode: "decimal", value: String(defaults.topP) });
   const [seedBox, seedField] = field("seed", "Seed",
     { min: "0", max: String(maxSeed), step: "1", inputmode: "numeric", value: String(defaults.seed) });
   const cacheSwitch = h("input", { type: "checkbox", role: "switch", "data-part": "cache" });
@@ -114,7 +115,7 @@ export function mount(root, config) {
       "A seed repeats this browser's draws for the same prompt and settings; they are not NumPy's draws."),
     text, windowNote, candidates,
     h("div", { class: "sa-writer-attention" },
-      h("p", { class: "sa-writer-attention-title" }, "Where the newest character looks"),
+      h("p", { class: "sa-writer-attention-title" }, "Where the last character read looks"),
       h("div", { class: "sa-writer-picks" }, layerField, headField),
       cells, most),
     timing, status));
@@ -129,7 +130,7 @@ export function mount(root, config) {
   let last = null;
   let running = false;
   let generation = 0; // counts restarts: a run of Write 40 stops when the text starts again
-  const times = { cache: [], full: [] };
+  const times = { row: [], prefill: [], full: [] }; // by how each step read: one new row, the cache filled, no cache
 
   function setState(state) { root.dataset.state = state; }
 
@@ -154,6 +155,7 @@ export function mount(root, config) {
 
   function restart() {
     generation += 1;
+    if (running) status.textContent = "The text changed, so writing stopped.";
     running = false;
     ids = encode(prompt.value);
     promptLength = ids.length;
@@ -164,8 +166,8 @@ export function mount(root, config) {
   }
 
   function readSettings() {
-    const [t, k, p] = [temperature, topK, topP].map((input) => number(input, false));
-    const bad = [[temperature, t], [topK, k], [topP, p]].find(([, v]) => v === null);
+    const [t, k, p, s] = [temperature, topK, topP, seedBox].map((input) => number(input, false));
+    const bad = [[temperature, t], [topK, k], [topP, p], [seedBox, s]].find(([, v]) => v === null);
     if (bad) { number(bad[0]); return null; }
     return { temperature: t, topK: k === 0 ? null : k, topP: p === 1 ? null : p };
   }
@@ -178,7 +180,7 @@ export function mount(root, config) {
     const probs = nextDistribution(read.logits, settings);
     const token = drawIndex(probs, uniform());
     const ms = performance.now() - t0;
-    times[useCache ? "cache" : "full"].push(ms);
+    times[read.mode].push(ms);
     const window = ids.slice(-sizes.nPositions);
     last = { ...read, probs, model: softmax(read.logits), token, window, total: ids.length };
     ids.push(token);
@@ -195,7 +197,7 @@ export function mount(root, config) {
     unknownNote.textContent = strange === 0 ? ""
       : `${strange === 1 ? "1 character" : `${strange} characters`} the model never saw ${strange === 1 ? "reads" : "read"} as ${unknown}.`;
     const n = sizes.nPositions;
-    windowNote.textContent = ids.length < n ? `The model reads all ${ids.length} characters (at most ${n}).`
+    windowNote.textContent = ids.length <= n ? `The model reads all ${ids.length} characters (at most ${n}).`
       : `The model reads the last ${n} of ${ids.length} characters: each moves to a new position at every step, so the cache is filled again each time.`;
   }
 
@@ -209,7 +211,8 @@ export function mount(root, config) {
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Next"), h("th", { scope: "col" }, "Drawn from"),
         h("th", { scope: "col" }, "Model (T = 1)"))),
       h("tbody", {}, ...order.map((t) => h("tr", { class: t === last.token ? "sa-writer-drawn" : "", "data-id": String(t) },
-        h("th", { scope: "row", "aria-label": spoken(t) }, h("span", { class: "sa-writer-char" }, glyph(t)),
+        h("th", { scope: "row", "aria-label": t === last.token ? `${spoken(t)}, drawn` : spoken(t) },
+          h("span", { class: "sa-writer-char" }, glyph(t)),
           t === last.token ? h("span", { class: "sa-writer-tag" }, " drawn") : ""),
         h("td", { "data-part": "p" }, fmt(last.probs[t], decimals)),
         h("td", {}, fmt(last.model[t], decimals))))));
@@ -235,7 +238,8 @@ export function mount(root, config) {
 
   function renderTiming() {
     const part = (name, list) => (list.length ? `${name} ${milliseconds(median(list))} (median of ${list.length})` : null);
-    const parts = [part("with the cache", times.cache), part("without", times.full)].filter(Boolean);
+    const parts = [part("with the cache", times.row), part("filling the cache", times.prefill),
+      part("without", times.full)].filter(Boolean);
     timing.textContent = parts.length ? `Time per character: ${parts.join("; ")}.` : "Time per character: not measured yet.";
   }
 
@@ -308,7 +312,7 @@ export function mount(root, config) {
       const t0 = performance.now();
       const stored = await fetchWeights();
       params = writerParams(stored.params, shapes);
-      loaded.textContent = `Loaded: ${formatCount(config.parameters)} numbers, ${kb} KB.`;
+      loaded.textContent = `Loaded: ${formatCount(config.parameters)} numbers, ${kb} kB.`;
       status.textContent = `The model is loaded (${milliseconds(performance.now() - t0)}). Press Write one.`;
       setDisabled(load, true, writeOne);
       setState("ready");
