@@ -39,6 +39,7 @@ import numpy as np
 from .._validate import check_positive_int
 from ..induction.task import classic_mix
 from .model import WriterSizes, check_writer_params, run_writer
+from .ngrams import next_nats
 from .tokenizer import CharTokenizer
 
 #: The test's symbols: the 52 letters of chapter 15's copying model.
@@ -89,9 +90,7 @@ def classic_heads(params, sizes: WriterSizes, tokenizer: CharTokenizer, *, n_seq
     batch = classic_mix(n_sequences, np.random.default_rng(seed), n, len(LETTERS), lengths=(SHORTEST, n // 2))
     ids = np.array([tokenizer.encode(c)[0] for c in LETTERS])[batch.tokens]   # (B, n) letters as the writer's ids
     logits, trace = run_writer(params, ids, sizes)                           # (B, n, vocab)
-    shifted = logits[:, :-1] - logits[:, :-1].max(axis=-1, keepdims=True)    # (B, n - 1, vocab)
-    log_p = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
-    nll = -np.take_along_axis(log_p, ids[:, 1:, None], axis=-1)[..., 0] / math.log(2)   # (B, n - 1) bits
+    nll = next_nats(logits[:, :-1], ids[:, 1:]) / math.log(2)                # (B, n - 1) bits
     b, t = np.nonzero(batch.second)
     j = batch.key[b, t]
     i = np.arange(1, n)
