@@ -39,7 +39,7 @@ import numpy as np
 from .._validate import check_positive_int
 from ..induction.task import classic_mix
 from .model import WriterSizes, check_writer_params, run_writer
-from .ngrams import next_nats
+from .ngrams import _next_nats
 from .tokenizer import CharTokenizer
 
 #: The test's symbols: the 52 letters of chapter 15's copying model.
@@ -90,7 +90,7 @@ def classic_heads(params, sizes: WriterSizes, tokenizer: CharTokenizer, *, n_seq
     batch = classic_mix(n_sequences, np.random.default_rng(seed), n, len(LETTERS), lengths=(SHORTEST, n // 2))
     ids = np.array([tokenizer.encode(c)[0] for c in LETTERS])[batch.tokens]   # (B, n) letters as the writer's ids
     logits, trace = run_writer(params, ids, sizes)                           # (B, n, vocab)
-    nll = next_nats(logits[:, :-1], ids[:, 1:]) / math.log(2)                # (B, n - 1) bits
+    nll = _next_nats(logits[:, :-1], ids[:, 1:]) / math.log(2)                # (B, n - 1) bits
     b, t = np.nonzero(batch.second)
     j = batch.key[b, t]
     i = np.arange(1, n)

@@ -371,10 +371,10 @@ def _nats(params, windows: np.ndarray, sizes: WriterSizes) -> float:
 def _window_nats(params, windows: np.ndarray, sizes: WriterSizes) -> np.ndarray:
     """``-ln P`` of each of the last ``n`` characters of each ``(b, n + 1)`` window: (b, n)."""
     logits, _ = writer_forward(params, windows[:, :-1], sizes)         # (b, n, vocab)
-    return next_nats(logits, windows[:, 1:])
+    return _next_nats(logits, windows[:, 1:])
 
 
-def next_nats(logits, targets) -> np.ndarray:
+def _next_nats(logits, targets) -> np.ndarray:
     """``-ln P(target)`` at each position, from the logits: a log-softmax, stable for large logits.
 
     Parameters
@@ -391,7 +391,7 @@ def next_nats(logits, targets) -> np.ndarray:
     --------
     Two even logits: each costs ln 2.
 
-    >>> bool(np.isclose(next_nats(np.zeros((1, 2)), np.array([1]))[0], np.log(2)))
+    >>> bool(np.isclose(_next_nats(np.zeros((1, 2)), np.array([1]))[0], np.log(2)))
     True
     """
     z = logits - logits.max(axis=-1, keepdims=True)                    # (..., vocab)
