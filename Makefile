@@ -78,14 +78,16 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 # Two workers (pytest-xdist): each test module stays on one worker (tests/conftest.py), the book is
-# built once for both. PYTEST_WORKERS=0 runs everything in this process.
+# built once for both. PYTEST_WORKERS=0 runs everything in this process. One BLAS thread in every
+# process of the run (workers, the build's kernels, the notebooks' kernels): the run already keeps
+# both cores busy, and BLAS threads that outnumber the cores wait on each other.
 PYTEST_WORKERS ?= 2
 test: lint
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
+	$(ONE_THREAD) $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Units and doctests only: no book build, no browser, no fresh-venv install (well under a minute).
 test-fast: lint
-	$(BIN)/python -m pytest -m "not book and not browser and not library" -q
+	$(ONE_THREAD) $(BIN)/python -m pytest -m "not book and not browser and not library" -q
 
 # Benchmark (not a test): the fast layer (selfattention.fast) against PyTorch on
 # this machine, written to _build/bench.json. torch is for the benchmark only.

@@ -9,7 +9,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import selfattention
+# One BLAS thread in this process and in the pages' kernels (started later, with this environment):
+# `-j 2` runs two kernels at once, and BLAS threads that outnumber the cores wait on each other (a
+# page's cell ran five times slower so). A sum is then also added up in one order on any machine.
+for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import selfattention  # after the threads are set: NumPy reads them when it loads
 from booksite.bibliography import STYLE as AUTHOR_YEAR_STYLE
 from booksite.citation import book_bibtex, book_meta, chapters, read_cff
 from booksite.execution import cache_path

@@ -195,8 +195,10 @@ def compare_greedy(lab, state, n_positions: int, *, cache: bool = True):
 
 @pytest.mark.parametrize("how", ["mouse", "keyboard"])
 def test_greedy_writing_is_the_packages(desk, fixture, how):
-    """Mouse: "Write 40". Keyboard: Enter in the prompt, then "Write one" by Enter, one character at a time."""
-    for state in fixture["states"]:
+    """Mouse: "Write 40", for every test prompt. Keyboard: Enter in the prompt, then "Write one" by Enter, one
+    character at a time, for the prompt that crosses the context while it writes (the mouse's run checks the
+    same numbers for the others)."""
+    for state in fixture["states"] if how == "mouse" else fixture["states"][3:]:
         lab = fresh(desk)
         load(desk, lab, how)
         choose(lab, prompt=state["prompt"])
@@ -213,7 +215,7 @@ def test_greedy_writing_is_the_packages(desk, fixture, how):
 
 
 def test_the_cache_off_writes_the_same_characters_in_full_passes(desk, fixture):
-    for state in (fixture["states"][0], fixture["states"][3]):
+    for state in fixture["states"][3:]:   # it crosses the context; the sampling test below writes others without
         lab = fresh(desk)
         load(desk, lab)
         field(lab, "cache").uncheck()

@@ -11,7 +11,10 @@ light     1366 x 900, light mode  every page
 dark      1366 x 900, dark mode   the book's pages, and two source pages (the
                                   module list and one module's code: they
                                   share one template)
-phone     390 x 844, touch, light every page
+phone     390 x 844, touch, light the book's pages, and the source pages
+                                  that :func:`phone_sample` picks (the module
+                                  list, the longest module name, the longest
+                                  line of code: one template makes them all)
 ========  ======================  ==========================================
 
 Each view is split into shards (:data:`SHARDS`), which the two test workers share
@@ -33,6 +36,12 @@ every dropdown and fold open, and runs on that load:
   of at least 11 px as shown, no math or icon script, the script weight under
   its budget, and a meta description.
 
+Every HTML file is loaded at least once (the light view) with every check that
+can tell one file from another; where a check can only differ by what one
+template is given, a sample stands for the rest: axe-core on source pages (token
+colours, :func:`axe_sample`) and the phone's layout of source pages (the widest
+name and line, :func:`phone_sample`).
+
 A failure names the page, the view and what is wrong. The crawl also writes a
 report, ``_build/site-report.md``, one row per page and view.
 """
@@ -40,6 +49,7 @@ report, ``_build/site-report.md``, one row per page and view.
 from __future__ import annotations
 
 import functools
+import html as html_lib
 import json
 import os
 import re
@@ -64,7 +74,7 @@ REPORT_DIR = ROOT / "_build" / "site-report"
 DESK = {"viewport": {"width": 1366, "height": 900}}
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 #: view -> (colour mode, window, shards).
-VIEWS = {"light": ("light", DESK, 5), "dark": ("dark", DESK, 2), "phone": ("light", PHONE, 3)}
+VIEWS = {"light": ("light", DESK, 5), "dark": ("dark", DESK, 2), "phone": ("light", PHONE, 2)}
 SHARDS = [(view, shard) for view, (_, _, n) in VIEWS.items() for shard in range(n)]
 
 #: The source pages that the dark view visits as well: the list of modules and one module's code.
@@ -180,10 +190,28 @@ def axe_sample(built_book: Path) -> set[str]:
     return chosen
 
 
+def phone_sample(built_book: Path) -> list[str]:
+    """The source pages that the phone view visits: the module list, the module with the longest
+    name (its title and breadcrumbs wrap) and the one with the longest line of code (its block scrolls
+    inside itself, not the page). What else differs between two source pages is only what one
+    template is given, and the light view loads every one of them."""
+    pages = source_pages(built_book)
+
+    def longest_line(page: str) -> int:
+        html = (built_book / page).read_text(encoding="utf-8")
+        code = re.findall(r'<div class="highlight"><pre>(.*?)</pre>', html, re.S)
+        return max((len(html_lib.unescape(line)) for block in code
+                    for line in re.sub(r"<[^>]+>", "", block).splitlines()), default=0)
+
+    return sorted({"_modules/index.html", max(pages, key=len), max(pages, key=longest_line)})
+
+
 def view_pages(built_book: Path, view: str) -> list[str]:
     """The pages that ``view`` visits (see the table at the top of this module)."""
     if view == "dark":
         return site_pages(built_book) + list(SOURCE_PAGES_IN_DARK)
+    if view == "phone":
+        return site_pages(built_book) + phone_sample(built_book)
     return [p.relative_to(built_book).as_posix() for p in site_html_files(built_book)]
 
 
@@ -223,10 +251,13 @@ def axe_source() -> str:
 
 
 def test_the_views_visit_every_html_file_of_the_build(built_book):
-    """Light and phone visit every HTML file that the link test reads (``site_html_files``): the book's
-    pages and the source pages, nothing else; the shards of a view split its pages without a gap or
-    an overlap."""
+    """Light visits every HTML file that the link test reads (``site_html_files``): the book's pages
+    and the source pages, nothing else; dark and phone visit every book page; the shards of a view
+    split its pages without a gap or an overlap."""
     everything = set(view_pages(built_book, "light"))
+    for view in ("dark", "phone"):
+        assert set(site_pages(built_book)) < set(view_pages(built_book, view)) <= everything
+    assert len(phone_sample(built_book)) >= 2
     assert {"index.html", "weighted-average.html", "api.html", "genindex.html"} <= everything
     assert set(SOURCE_PAGES_IN_DARK) <= everything and len(source_pages(built_book)) > 20
     sample = axe_sample(built_book)
