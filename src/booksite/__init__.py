@@ -11,6 +11,7 @@ module                           what it holds
 :mod:`~booksite.bibliography`    the bibliography's author-year labels (a pybtex style)
 :mod:`~booksite.buildlog`        a build log without false alarms (kernel keys, config dumps)
 :mod:`~booksite.citation`        how to cite the book and each chapter (``CITATION.cff``)
+:mod:`~booksite.doctrees`        each page's saved doctree holds that page only
 :mod:`~booksite.execution`       the notebook execution cache, kept per version of the code
 :mod:`~booksite.labdata`         large lab configurations move from the page to a file
 :mod:`~booksite.mathml`          formulas written as MathML at build time
@@ -70,6 +71,7 @@ def setup(app):
     # ``booksite.serve`` in the tools) stays quick, since the features import Sphinx, myst-nb and pybtex.
     from .bibliography import setup_bibliography  # deferred: see above
     from .buildlog import setup_buildlog  # deferred: see above
+    from .doctrees import setup_doctrees  # deferred: see above
     from .execution import setup_execution  # deferred: see above
     from .labdata import setup_labdata  # deferred: see above
     from .mathml import setup_mathml  # deferred: see above
@@ -84,6 +86,7 @@ def setup(app):
 
     setup_buildlog(app)      # first: the kernels' keys and the log's filters
     setup_execution(app)     # config-inited: the cache database, before the parallel readers start
+    setup_doctrees(app)      # doctree-read: nodes made in a nested document point to their page
     setup_bibliography(app)  # the pybtex styles that conf.py names, before the references are read
     setup_mathml(app)
     setup_sourcelinks(app)   # a post-transform: "Made by" lines get viewcode's [source] link

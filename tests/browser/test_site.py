@@ -308,7 +308,8 @@ def visit(page, watch, inflight, site_url, built_book, axe_source, path, view) -
     forward = moved(built_book, path)
     # A forward's refresh replaces the page at once: wait until the new page is quiet as well.
     page.goto(f"{site_url}/{path}", wait_until="networkidle" if forward else "load")
-    settle(page, inflight)
+    # Labs fetch their data after the load; a source page has no lab, so nothing starts after its load.
+    settle(page, inflight, quiet_s=0 if path.startswith("_modules/") else 0.1)
     theme = page.evaluate("document.documentElement.dataset.theme")
     if theme != mode:
         problems.append(f"theme is {theme!r}, not {mode!r}")
