@@ -104,18 +104,23 @@ def pytest_xdist_make_scheduler(config, log):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Order the run (the workers take modules in this order): the build's module, the light modules
-    (beside the build), the heavy ones, then :data:`SPREAD`."""
+    """Order the run (the workers take modules in this order): the build's module; beside the build, the
+    light modules, then the heavy ones that need no book (a fresh venv, the runtime's files), so that the
+    other worker is not left waiting for the book; then the modules that need the book, then
+    :data:`SPREAD`."""
     def heavy(item):
         return "built_book" in item.fixturenames or any(item.get_closest_marker(m) for m in HEAVY)
 
     heavy_modules = {module(item.nodeid) for item in items if heavy(item)}
+    book_modules = {module(item.nodeid) for item in items if "built_book" in item.fixturenames}
 
     def rank(item):
         name = module(item.nodeid)
         if name == FIRST:
             return 0
         if name in SPREAD:
+            return 4
+        if name in book_modules:
             return 3
         return 2 if name in heavy_modules else 1
 
