@@ -1,8 +1,8 @@
 """Scaled dot-product attention, as the formula says, and the causal mask.
 
 This is the reference layer: the functions a reader meets in the chapters.
-:func:`scaled_dot_product_attention` checks its inputs once, makes the whole
-``(..., L, S)`` table of scores as :func:`attention_scores` does (both call
+:func:`~selfattention.scaled_dot_product_attention` checks its inputs once, makes the whole
+``(..., L, S)`` table of scores as :func:`~selfattention.attention_scores` does (both call
 one private, unchecked helper), blocks the masked ones with
 ``-inf``, turns each row into weights with
 :func:`~selfattention.softmax`, and averages the values with them:

@@ -1,7 +1,7 @@
 """Where the causal triangle sits when there are fewer queries than keys.
 
-:func:`~selfattention.attention.causal_mask` (and ``causal=True`` in
-:func:`~selfattention.attention.scaled_dot_product_attention`) aligns the
+:func:`~selfattention.causal_mask` (and ``causal=True`` in
+:func:`~selfattention.scaled_dot_product_attention`) aligns the
 triangle to the **top-left** corner, as PyTorch's ``is_causal`` does: query
 ``i`` sees keys ``0..i``. That is right when query ``i`` and key ``i`` are
 the same position of the text, which is always so when ``L == S``.
@@ -26,9 +26,9 @@ def causal_mask_bottom_right(L: int, S: int | None = None) -> np.ndarray:
 
     ``True`` means "may attend". The last query sees every key; the
     triangle is aligned to the bottom-right corner. With ``L == S`` this is
-    :func:`~selfattention.attention.causal_mask`. With ``L > S`` the first
+    :func:`~selfattention.causal_mask`. With ``L > S`` the first
     ``L - S`` rows are all ``False``: those queries see no key, and
-    :func:`~selfattention.attention.scaled_dot_product_attention` gives them
+    :func:`~selfattention.scaled_dot_product_attention` gives them
     weights 0 and output 0 (FlashAttention does the same).
 
     Parameters

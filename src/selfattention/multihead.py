@@ -4,7 +4,7 @@ The reference layer's preview of what the chapter "What comes next" shows:
 project every word to queries, keys and values of width ``d_model``, cut
 each of the three into ``h`` slices of ``d_head = d_model / h`` numbers,
 let every slice attend on its own with
-:func:`~selfattention.attention.scaled_dot_product_attention`, put the
+:func:`~selfattention.scaled_dot_product_attention`, put the
 ``h`` outputs side by side again and mix them with ``W_O``::
 
     head_i = softmax(Q_i K_i^T / sqrt(d_head)) V_i
@@ -125,7 +125,7 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, h, *, b_q=None, b_k=None, b_v=No
     b_q, b_k, b_v, b_o : array_like, shape (d_model,), optional, keyword-only
         Biases added after each matrix, as in real models; none by default.
     mask, causal
-        As in :func:`~selfattention.attention.scaled_dot_product_attention`
+        As in :func:`~selfattention.scaled_dot_product_attention`
         on the heads: the mask broadcasts to ``(..., h, L, L)``, so an
         ``(L, L)`` mask applies to every head and an ``(h, L, L)`` one (as
         :func:`~selfattention.alibi_bias`) gives each head its own.
@@ -148,7 +148,7 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, h, *, b_q=None, b_k=None, b_v=No
         If ``x`` is not at least 2-D, a matrix is not
         ``(d_model, d_model)``, a bias is not ``(d_model,)``, ``h`` is not
         positive or does not divide ``d_model``, or as in
-        :func:`~selfattention.attention.scaled_dot_product_attention`.
+        :func:`~selfattention.scaled_dot_product_attention`.
 
     Examples
     --------

@@ -76,7 +76,7 @@ def online_softmax_trace(q, k, v, *, block_size: int, scale=None) -> list[Online
     list of OnlineSoftmaxStep
         One step per block, in order. The last step's ``partial`` is the
         attention output, equal to
-        :func:`~selfattention.attention.scaled_dot_product_attention` up to
+        :func:`~selfattention.scaled_dot_product_attention` up to
         rounding.
 
     Raises

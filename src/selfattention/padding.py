@@ -6,7 +6,7 @@ token is not a word: no query may read it. :func:`~selfattention.padding_mask` b
 padded keys of each sentence. Its result has shape ``(batch, 1, S)``: one
 row per sentence, the same for every query (the axis of length 1 broadcasts
 over the ``L`` queries), so it can be passed as ``mask=`` to
-:func:`~selfattention.attention.scaled_dot_product_attention` for scores of
+:func:`~selfattention.scaled_dot_product_attention` for scores of
 shape ``(batch, L, S)``, alone or with ``causal=True``.
 """
 
@@ -23,7 +23,7 @@ def padding_mask(lengths, S: int | None = None, *, side: str = "right") -> np.nd
     """Boolean mask that blocks the padded keys of each sentence of a batch.
 
     ``True`` means "may attend", as in
-    :func:`~selfattention.attention.causal_mask`. Sentence ``b`` has
+    :func:`~selfattention.causal_mask`. Sentence ``b`` has
     ``lengths[b]`` real tokens; the other ``S - lengths[b]`` are padding.
     With ``side="right"`` the padding comes after the words (keys
     ``lengths[b]`` and later are blocked); with ``side="left"`` it comes

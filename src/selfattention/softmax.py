@@ -1,6 +1,6 @@
 """Softmax: turn a row of scores into weights that are never negative and sum to 1.
 
-:func:`~selfattention.attention.scaled_dot_product_attention` calls
+:func:`~selfattention.scaled_dot_product_attention` calls
 :func:`softmax` on its table of scores. The fast layer
 (:mod:`selfattention.fast`) does the same steps inside its own loops.
 """

@@ -3,7 +3,7 @@
 Full attention lets every query read every key: ``L * S`` scores. These
 masks keep only some of them. Both return a boolean ``(L, S)`` array with
 ``True`` where a query may attend, so they can be passed as ``mask=`` to
-:func:`~selfattention.attention.scaled_dot_product_attention` (or to
+:func:`~selfattention.scaled_dot_product_attention` (or to
 :func:`~selfattention.fast.blockwise_attention`). A blocked score gets
 weight exactly 0.
 
@@ -23,7 +23,7 @@ Plain attention still computes every score, and the mask itself takes
 that the mask blocks whole), turns the smaller count into less work.
 
 Positions are aligned to the top-left corner, as in
-:func:`~selfattention.attention.causal_mask`: query ``i`` sits at key
+:func:`~selfattention.causal_mask`: query ``i`` sits at key
 position ``i``.
 """
 

@@ -130,10 +130,10 @@ def bert_self_attention(x, weights: Mapping, layer: int, config: BertConfig, *, 
 
     Projects ``x`` to queries, keys and values (with biases), splits them
     into heads, and for every head at once computes the scores with
-    :func:`~selfattention.attention.attention_scores`, their
+    :func:`~selfattention.attention_scores`, their
     :func:`~selfattention.softmax` and the weighted average of the
     values: the steps of
-    :func:`~selfattention.attention.scaled_dot_product_attention`, with the
+    :func:`~selfattention.scaled_dot_product_attention`, with the
     scores kept.
 
     Parameters

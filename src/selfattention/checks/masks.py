@@ -35,7 +35,7 @@ def check_causal_mask(mask, n: int = 4) -> Feedback:
 
     The right answer is a boolean ``(n, n)`` array, ``True`` on and below
     the diagonal: token ``i`` may read tokens ``0 .. i``, itself included,
-    as :func:`~selfattention.attention.causal_mask` gives.
+    as :func:`~selfattention.causal_mask` gives.
 
     Parameters
     ----------

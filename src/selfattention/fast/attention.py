@@ -1,7 +1,7 @@
 """Plain attention, fast: the whole table of weights, filled a block of rows at a time.
 
 The same answer as the reference
-:func:`selfattention.attention.scaled_dot_product_attention` (tested equal
+:func:`selfattention.scaled_dot_product_attention` (tested equal
 up to rounding), computed for speed:
 
 * each row needs only its own scores, so the table is filled a block of
@@ -49,7 +49,7 @@ def scaled_dot_product_attention(
     """Attention ``softmax(q @ k.T * scale) @ v``, computed fast.
 
     Takes the arguments of the reference
-    :func:`selfattention.attention.scaled_dot_product_attention` and gives
+    :func:`selfattention.scaled_dot_product_attention` and gives
     its numbers, up to rounding, with the same errors. The keyword
     arguments after ``return_weights`` choose how it is computed, never
     what.

@@ -65,7 +65,7 @@ def blockwise_attention(
     """Exact attention computed block by block with an online softmax.
 
     Gives the same result as the reference
-    :func:`~selfattention.attention.scaled_dot_product_attention` (up to
+    :func:`~selfattention.scaled_dot_product_attention` (up to
     floating-point rounding) with the same arguments, but walks the keys and
     values in blocks of ``block_size``, keeping a running maximum and a
     running sum per query. Extra memory is one ``(query_block_size,
