@@ -9,9 +9,7 @@ For each page that the book's table of contents lists (every toctree of
   under the cell: the same text, or, under a cell that reads the real model (tagged ``model``), the
   same words with every number within how far float16 moves it (the note under the output).
   A ``run`` cell without a Run button fails the test.
-* **Each code exercise**, in another new tab (one for the page's exercises: ``run.js`` runs an
-  exercise in a namespace of its own, so none sees another's variables, nor the page's cells,
-  which this tab never runs): its published solution is pasted into the editor and
+* **Each code exercise**, in another new tab: its published solution is pasted into the editor and
   run, and the checker must say it is right, as the solution said on the page; then a typical wrong
   answer is typed: the solution, followed by the page's "first attempt" cell (the ``run`` cell
   between the exercise and its solution that calls the same checker). The checker must name the
@@ -62,14 +60,6 @@ def code_exercises() -> list[tuple[str, str]]:
             if "```python" in m["body"] and CHECKER.search(m["body"]):
                 found.append((page, m["label"]))
     return found
-
-
-def pages_with_code_exercises() -> dict[str, list[str]]:
-    """Each page that has code exercises, with their labels in page order."""
-    pages: dict[str, list[str]] = {}
-    for page, label in code_exercises():
-        pages.setdefault(page, []).append(label)
-    return pages
 
 
 def flat(text: str) -> str:
@@ -186,22 +176,10 @@ def exercise_parts(pg, label: str) -> dict:
     }}""", label)
 
 
-@pytest.mark.parametrize("page", list(pages_with_code_exercises()))
-def test_the_published_solutions_pass_and_first_attempts_get_their_slips_named(tabs, built_book, page):
+@pytest.mark.parametrize("page, label", code_exercises())
+def test_the_published_solution_passes_and_a_first_attempt_gets_its_slip_named(tabs, built_book, page, label):
     pg = open_reader_page(tabs, page)
     pg.wait_for_selector(".sa-run-exercise")
-    problems = []
-    for label in pages_with_code_exercises()[page]:
-        try:
-            check_exercise(pg, built_book, label)
-        except AssertionError as e:
-            problems.append(f"{label}: {e}")
-    assert problems == [], "\n".join(problems)
-    assert pg.watch.console_errors == [] and pg.watch.foreign == []
-
-
-def check_exercise(pg, built_book, label: str) -> None:
-    """Exercise ``label`` of the open page: the published solution passes, the first attempt gets its slip."""
     parts = exercise_parts(pg, label)
     assert parts["found"] and parts["checker"], f"{label} has no editor that calls a checker"
     assert parts["solution"], f"{label}'s solution has no run cell"
@@ -225,3 +203,4 @@ def check_exercise(pg, built_book, label: str) -> None:
     verdict = ran[ran.rindex("✗"):] if "✗" in ran else ran
     differs = same_output(verdict, parts["attemptPrinted"], model=parts["solutionModel"], tolerance=tolerance)
     assert differs is None, differs
+    assert pg.watch.console_errors == [] and pg.watch.foreign == []
