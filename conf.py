@@ -11,7 +11,7 @@ from pathlib import Path
 
 # One BLAS thread in this process and in the pages' kernels (started later, with this environment):
 # `-j 2` runs two kernels at once, and BLAS threads that outnumber the cores wait on each other (a
-# page's cell ran five times slower so). A sum is then also added up in one order on any machine.
+# page's cell ran five times slower so). How BLAS splits a sum then no longer depends on the cores.
 for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
