@@ -85,9 +85,9 @@ PYTEST_WORKERS ?= 2
 test: lint
 	$(ONE_THREAD) $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-# Units and doctests only: no book build, no browser, no fresh-venv install (well under a minute).
+# Units and doctests only: no book build, no browser, no fresh-venv install (about a minute on two workers).
 test-fast: lint
-	$(ONE_THREAD) $(BIN)/python -m pytest -m "not book and not browser and not library" -q
+	$(ONE_THREAD) $(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m "not book and not browser and not library" -q
 
 # Benchmark (not a test): the fast layer (selfattention.fast) against PyTorch on
 # this machine, written to _build/bench.json. torch is for the benchmark only.

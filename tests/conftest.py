@@ -113,6 +113,9 @@ def pytest_collection_modifyitems(config, items):
 
     heavy_modules = {module(item.nodeid) for item in items if heavy(item)}
     book_modules = {module(item.nodeid) for item in items if "built_book" in item.fixturenames}
+    for item in items:   # a test that reads the build is a book test, marked or not (make test-fast leaves it out)
+        if "built_book" in item.fixturenames and not item.get_closest_marker("book"):
+            item.add_marker(pytest.mark.book)
 
     def rank(item):
         name = module(item.nodeid)
