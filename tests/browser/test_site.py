@@ -28,7 +28,9 @@ every dropdown and fold open, and runs on that load:
 * light and dark: meaningful alt text on every image, no axe-core finding of
   any impact, and the page's own weight under the budget (axe-core, most of
   a visit's time, runs on every book page and, of the source pages, on the
-  few that together use every highlighting class: :func:`axe_sample`); in light mode (dark
+  few that together use every highlighting class: :func:`axe_sample`; in dark
+  mode its colour rules only, :data:`COLOUR_RULES`, as the rest cannot find
+  anything that light mode did not); in light mode (dark
   mode lays a page out the same way) figures and labs inside the text column
   at 200 % zoom (640 px), and figure text of at least 11 px as shown
   (:func:`figure_text_problems`);
@@ -130,11 +132,18 @@ ZOOM_OVERFLOW = f"""() => {{
     .map(el => el.getAttribute('src') || el.className.baseVal || el.className);
 }}"""
 
-AXE_RUN = """async () => {
-  const r = await axe.run(document, {resultTypes: ['violations']});
+AXE_RUN = """async (rules) => {
+  const options = rules ? {runOnly: rules, resultTypes: ['violations']} : {resultTypes: ['violations']};
+  const r = await axe.run(document, options);
   return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
       nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}));
 }"""
+
+#: The axe-core rules that read colours: all that the dark view runs. The theme's dark mode changes
+#: colours only (the same HTML; no element of the book is shown in one mode and hidden in the other:
+#: :func:`test_no_element_is_shown_in_one_colour_mode_only`), so every other rule finds in dark mode what it
+#: found in light mode, where every rule runs on the same pages.
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 
 TWO_FRAMES = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
 #: Every CSS transition and animation running on the page has finished (or five seconds have passed).
@@ -415,7 +424,7 @@ def desk_problems(page, built_book, axe_source, path, view) -> tuple[list[str], 
     axe, ran = [], not path.startswith("_modules/") or path in axe_sample(built_book)
     if ran:
         page.evaluate(axe_source)  # through the DevTools protocol: not subject to the page's CSP
-        axe = page.evaluate(AXE_RUN)
+        axe = page.evaluate(AXE_RUN, COLOUR_RULES if view == "dark" else None)
     if axe:
         problems.append("axe violations: " + json.dumps(axe))
     weight = page_weight_kb(built_book, path, (built_book / path).read_text(encoding="utf-8"))
@@ -467,6 +476,22 @@ def figure_text_problems(page, site_url, built_book, path) -> list[str]:
         elif px * fig["shown"] / natural < 11:
             problems.append(f"{name}: figure text {px * fig['shown'] / natural:.1f} px high (at least 11)")
     return problems
+
+
+def test_no_element_is_shown_in_one_colour_mode_only(built_book):
+    """What lets the dark view run only axe-core's colour rules (:data:`COLOUR_RULES`): in the CSS that
+    the pages load, a rule that depends on the colour mode and shows or hides something is the theme
+    switch's own icon (one per mode, each ``aria-hidden``) or the theme's ``only-dark`` and
+    ``only-light`` classes, and no page uses those."""
+    styles = [p for p in (built_book / "_static").rglob("*.css")]
+    mode_rules = [(sel.strip(), body) for path in styles
+                  for sel, body in re.findall(r"([^{}]*data-(?:theme|mode)[^{}]*)\{([^}]*)\}",
+                                              path.read_text(encoding="utf-8"))]
+    shows = [sel for sel, body in mode_rules if re.search(r"\b(display|visibility|opacity)\s*:", body)]
+    assert len(mode_rules) > 10 and shows
+    assert [sel for sel in shows if not re.search(r"\.theme-switch\b|\.only-(dark|light)\b", sel)] == []
+    assert [p for p in site_pages(built_book) if re.search(r'class="[^"]*\bonly-(dark|light)\b',
+                                                           (built_book / p).read_text(encoding="utf-8"))] == []
 
 
 def test_the_book_has_figures_and_table_captions_for_the_crawl_to_measure(built_book):
