@@ -17,8 +17,10 @@ import sys
 from pathlib import Path
 
 
-class _Stop(Exception):
-    """Raised in the main thread by the signal handler."""
+class _Stop(BaseException):
+    """Raised in the main thread by the signal handler. Not an ``Exception``: a signal that comes
+    while the server hands a request to its thread would otherwise be caught by socketserver's
+    ``except Exception`` there, printed as a failed request, and the server would go on serving."""
 
 
 def _stop(signum, frame):

@@ -211,7 +211,8 @@ def compiled(wasm: Path, stdlib: Path, sources: dict[str, bytes]) -> dict[str, b
     the browser's own CPython: ``python.wasm``, with the standard library zip ``stdlib``, run under Node.
 
     The browser's Python would otherwise compile each module's source the first time a cell imports
-    it (about 0.3 s for ``selfattention.bert`` and what it imports, in Chromium). The files are
+    it: 0.21 s for ``selfattention.bert`` and what it imports in Chromium, 0.05 s from bytecode
+    (measured at issue 40; ``tools/measure_run.py`` times a page's first Run). The files are
     "unchecked hash" bytecode: no time stamp, the same bytes from the same source, and Python uses
     them without looking at the source, which stays in the zip for tracebacks.
     """
