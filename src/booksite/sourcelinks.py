@@ -22,6 +22,10 @@ under two names (``selfattention.split_heads`` and
 ``selfattention.learning.query_matrix``) gets from viewcode ``[docs]`` links
 that join one name's page to the other's prefix, an anchor that page does not
 hold; :func:`_mend_backlinks` points each at the entry of the same object.
+And when an incremental build reads again a page that documents code, every
+source page is written again (:func:`_drop_stale_source_pages`): viewcode
+alone would keep a page whose module did not change, with its ``[docs]``
+links as they were.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import html
 import importlib
 import inspect
 import re
+from pathlib import Path
 
 from docutils import nodes
 from sphinx import addnodes
@@ -125,6 +130,43 @@ def setup_sourcelinks(app) -> None:
     app.add_post_transform(SourceLinks)
     app.connect("builder-inited", _follow_own_modules)
     app.connect("html-page-context", _nest_module_index)
+    app.connect("env-before-read-docs", _note_pages_read)
+    app.connect("html-collect-pages", _drop_stale_source_pages, priority=400)   # before viewcode's (500)
+
+
+def _note_pages_read(app, env, docnames) -> None:
+    app.sa_pages_read = set(docnames)
+
+
+def _drop_stale_source_pages(app) -> list:
+    """Before viewcode writes its pages: if a page read again in this build documents Python objects,
+    delete every source page of the last build, so that viewcode writes them all again.
+
+    A source page's ``[docs]`` links point into the API pages, but viewcode writes a module's page
+    again only when the module's file is newer than the page. So when an API page changed and the
+    module did not, an incremental build kept links to entries that had moved or gone (a fresh build
+    never had the problem: it has no old pages).
+    """
+    read = getattr(app, "sa_pages_read", set())
+    if stale_source_pages(app.env.get_domain("py").objects.values(), read):
+        for page in (Path(app.outdir) / "_modules").rglob("*.html"):
+            page.unlink()
+    return []
+
+
+def stale_source_pages(entries, read: set[str]) -> bool:
+    """Whether viewcode's pages may link to entries as they were: a page read again documents code.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Entry
+    >>> entries = [Entry(docname="api"), Entry(docname="api-labs")]
+    >>> stale_source_pages(entries, {"weighted-average", "api-labs"})
+    True
+    >>> stale_source_pages(entries, {"weighted-average"})
+    False
+    """
+    return any(entry.docname in read for entry in entries)
 
 
 _MODULE_ITEM = re.compile(r'<li><a href="([^"]*)">([^<]*)</a></li>')
