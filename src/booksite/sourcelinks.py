@@ -41,6 +41,8 @@ from sphinx import addnodes
 from sphinx.ext.viewcode import viewcode_anchor
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
+from .sphinxext import pages_read
+
 #: What a "Made by" line starts with.
 MADE_BY = "Made by "
 #: The modules whose functions make the book's figures and labs.
@@ -130,12 +132,7 @@ def setup_sourcelinks(app) -> None:
     app.add_post_transform(SourceLinks)
     app.connect("builder-inited", _follow_own_modules)
     app.connect("html-page-context", _nest_module_index)
-    app.connect("env-before-read-docs", _note_pages_read)
     app.connect("html-collect-pages", _drop_stale_source_pages, priority=400)   # before viewcode's (500)
-
-
-def _note_pages_read(app, env, docnames) -> None:
-    app.sa_pages_read = set(docnames)
 
 
 def _drop_stale_source_pages(app) -> list:
@@ -147,7 +144,7 @@ def _drop_stale_source_pages(app) -> list:
     module did not, an incremental build kept links to entries that had moved or gone (a fresh build
     never had the problem: it has no old pages).
     """
-    read = getattr(app, "sa_pages_read", set())
+    read = set(pages_read(app) or ())   # booksite.sphinxext notes them (env-before-read-docs)
     if stale_source_pages(app.env.get_domain("py").objects.values(), read):
         for page in (Path(app.outdir) / "_modules").rglob("*.html"):
             page.unlink()

