@@ -310,7 +310,18 @@ def _note_pages_read(app, env, docnames):
 
 def pages_read(app) -> list[str] | None:
     """The pages that this build reads again (``None`` before Sphinx has said): the notebooks and
-    viewcode's pages (:mod:`booksite.sourcelinks`) are written again when these may have changed them."""
+    viewcode's pages (:mod:`booksite.sourcelinks`) are written again when these may have changed them.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> app = SimpleNamespace()
+    >>> pages_read(app) is None
+    True
+    >>> _note_pages_read(app, None, {"api"})
+    >>> pages_read(app)
+    ['api']
+    """
     return getattr(app, "_sa_pages_read", None)
 
 
