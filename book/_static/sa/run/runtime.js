@@ -5,7 +5,7 @@
 // (run.js) and the explorer's Compute (labs/explorer-compute.js) speak to it
 // with these messages, whatever the runtime:
 //   page -> worker  {type: "start", base, manifest, module?}   load and start Python
-//   (ready carries times: ms spent on the files, on starting Python and on its first imports)
+//   (ready carries times: ms spent on the files and on starting Python from its snapshot)
 //                   {type: "run", id, code, fresh?, read?}       run one cell (fresh: in a namespace of
 //                                                                  its own; read: a file to return)
 //                   {type: "put", path, data}                    a file for Python (an ArrayBuffer)
@@ -14,50 +14,16 @@
 //                   {type: "out", id, stream, text}              what the cell printed
 //                   {type: "done", id, ok, data?}                the cell finished (data: the file read)
 //                   {type: "crash", message}                     the instance is dead
-// Swapping the runtime (say for Pyodide) means rewriting this file and
-// booktools/runtime.py, nothing else.
-import { WASI, File, OpenFile, ConsoleStdout, PreopenDirectory, Directory } from
+// Swapping the runtime (say for Pyodide) means rewriting this file, python-setup.js and
+// booksite/runtime.py, nothing else.
+import { WASI, File, OpenFile, ConsoleStdout, Directory } from
   "../../vendor/browser_wasi_shim-0.4.2/index.js";
 import { open as openCached, tidyCache as tidy, versioned } from "./fetch-cache.js";
 
-const ARGV0 = "/usr/local/bin/python.wasm";
-const ENV = ["TMPDIR=/tmp", "HOME=/home/reader", "PYTHONTZPATH=", "NO_COLOR=1", "PYTHONUNBUFFERED=1",
-  "PYTHONDONTWRITEBYTECODE=1"];
-const CACHE = "sa-python-runtime"; // also in labs/explorer-compute.js, which checks it on a second visit
-const FAIL = "\u0000sa-cell-failed\u0000";
+import { ARGV0, ENV, FAIL, fileTree } from "./python-setup.js";
 
-// The cell driver, defined once: it runs a cell in __main__'s namespace (or, fresh, in a
-// namespace of its own that nothing else sees) and, as Jupyter does, shows the value of a
-// last bare expression.
-const DRIVER = `
-def __sa_run(source, fresh=False):
-    import ast, base64, builtins, sys, traceback
-    src = base64.b64decode(source).decode("utf-8")
-    g = {"__name__": "__main__", "__builtins__": builtins} if fresh else __import__("__main__").__dict__
-    try:
-        tree = ast.parse(src, "<cell>", "exec")
-        last = None
-        if tree.body and isinstance(tree.body[-1], ast.Expr):
-            last = ast.Expression(tree.body.pop().value)
-        exec(compile(tree, "<cell>", "exec"), g)
-        if last is not None:
-            value = eval(compile(last, "<cell>", "eval"), g)
-            if value is not None:
-                show = getattr(value, "_repr_markdown_", None)
-                print(show() if callable(show) else repr(value))
-    except BaseException as e:
-        # The reader's own frames only: from the first of the cell's on. The driver's frame and,
-        # for a syntax error, the parser's in the runtime's library (.../python315.zip/ast.py)
-        # are not the reader's code; a SyntaxError names the cell's line itself.
-        tb = e.__traceback__
-        while tb is not None and tb.tb_frame.f_code.co_filename != "<cell>":
-            tb = tb.tb_next
-        traceback.print_exception(type(e), e, tb, limit=-40, file=sys.stderr)
-        sys.stdout.write(${JSON.stringify(FAIL)})
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-`;
+const CACHE = "sa-python-runtime"; // also in labs/explorer-compute.js, which checks it on a second visit
+
 
 let wasi = null;
 let instance = null;
@@ -217,14 +183,7 @@ async function start(base, manifest, module, zip) {
   const times = {}; // where a start's time goes, in ms (tools/measure_run.py reads them)
   if (!module) ({ module, zip } = await loadModule(base, manifest));
   times.files = performance.now() - t0; // download (or the cache), unpack and compile
-  const root = new PreopenDirectory("/", [
-    ["usr", new Directory([["local", new Directory([
-      ["lib", new Directory([["python315.zip", new File(zip, { readonly: true })]])],
-      ["bin", new Directory([])],
-    ])]])],
-    ["tmp", new Directory([])],
-    ["home", new Directory([["reader", new Directory([])]])],
-  ]);
+  const root = fileTree(zip);
   fsRoot = root.dir;
   for (const [path, data] of waiting) put(path, data);
   waiting.clear();
@@ -235,13 +194,10 @@ async function start(base, manifest, module, zip) {
     wasi_snapshot_preview1: wasi.wasiImport,
     host: { call: () => -1 },
   });
+  // The module's memory is a snapshot of a Python that has started, defined the cell driver and
+  // imported NumPy and selfattention (python-setup.js): the shim only needs the instance.
   wasi.initialize(instance);
-  if (turn(DRIVER) !== 0) throw new Error("the cell driver did not start");
-  times.python = performance.now() - t0 - times.files; // instantiate, start CPython, define the driver
-  // Every page's first cell imports these (about 0.6 s in the browser, most of it compiling the
-  // package's sources): done now, while the page may still be downloading the model's files.
-  turn("try:\n    import numpy, selfattention\nexcept Exception:\n    pass\n");
-  times.imports = performance.now() - t0 - times.files - times.python;
+  times.python = performance.now() - t0 - times.files; // instantiate: copy the snapshot into memory
   post({ type: "ready", module, zip, times });
 }
 

@@ -1,0 +1,247 @@
+"""Read and rewrite the sections of a WebAssembly binary: what a memory snapshot needs, no more.
+
+A module is a magic number, a version and a list of sections, each an id byte, a size and a
+payload (https://webassembly.github.io/spec/core/binary/modules.html). :func:`booksite.runtime.snapshot`
+uses these functions to turn the interpreter's module into one whose memory already holds a started
+Python: new globals, a bigger memory, new data segments, fewer exports. Every other section is copied
+byte for byte.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+MAGIC = b"\0asm\x01\0\0\0"
+CUSTOM, MEMORY, GLOBAL, EXPORT, DATA, DATACOUNT = 0, 5, 6, 7, 11, 12
+PAGE = 65536
+I32_CONST, END = 0x41, 0x0B
+
+
+def uleb(n: int) -> bytes:
+    """``n`` as an unsigned LEB128.
+
+    Examples
+    --------
+    >>> uleb(3).hex(), uleb(624485).hex()
+    ('03', 'e58e26')
+    """
+    if n < 0:
+        raise ValueError(f"uleb takes n >= 0, not {n}")
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def sleb(n: int) -> bytes:
+    """``n`` as a signed LEB128.
+
+    Examples
+    --------
+    >>> sleb(-1).hex(), sleb(16777216).hex()
+    ('7f', '80808008')
+    """
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        done = (n == 0 and not byte & 0x40) or (n == -1 and byte & 0x40)
+        out.append(byte | (0 if done else 0x80))
+        if done:
+            return bytes(out)
+
+
+def read_uleb(data: bytes, i: int) -> tuple[int, int]:
+    """The unsigned LEB128 at ``data[i]`` and the index after it.
+
+    Examples
+    --------
+    >>> read_uleb(bytes.fromhex("e58e26ff"), 0)
+    (624485, 3)
+    """
+    n = shift = 0
+    while True:
+        byte = data[i]
+        i += 1
+        n |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return n, i
+
+
+def read_sleb(data: bytes, i: int) -> tuple[int, int]:
+    """The signed LEB128 at ``data[i]`` and the index after it.
+
+    Examples
+    --------
+    >>> read_sleb(sleb(-123456) + sleb(5), 0)
+    (-123456, 3)
+    """
+    n = shift = 0
+    while True:
+        byte = data[i]
+        i += 1
+        n |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return (n - (1 << shift) if byte & 0x40 else n), i
+
+
+def read_name(data: bytes, i: int) -> tuple[str, int]:
+    """The length-prefixed UTF-8 name at ``data[i]`` and the index after it."""
+    n, i = read_uleb(data, i)
+    return data[i:i + n].decode("utf-8"), i + n
+
+
+def name(text: str) -> bytes:
+    """``text`` as a wasm name: its UTF-8 length, then its bytes."""
+    raw = text.encode("utf-8")
+    return uleb(len(raw)) + raw
+
+
+def sections(module: bytes) -> list[tuple[int, bytes]]:
+    """The ``(id, payload)`` of every section of ``module``, in order.
+
+    Examples
+    --------
+    >>> sections(MAGIC + bytes([1, 1, 0]))   # a type section with no types
+    [(1, b'\\x00')]
+    >>> sections(b"ELF")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a WebAssembly 1 binary: it starts with b'ELF'
+    """
+    if module[:8] != MAGIC:
+        raise ValueError(f"not a WebAssembly 1 binary: it starts with {module[:8]!r}")
+    out, i = [], 8
+    while i < len(module):
+        sid = module[i]
+        size, j = read_uleb(module, i + 1)
+        if j + size > len(module):
+            raise ValueError(f"section {sid} at byte {i} runs past the end of the module")
+        out.append((sid, module[j:j + size]))
+        i = j + size
+    return out
+
+
+def join(parts: list[tuple[int, bytes]]) -> bytes:
+    """The module made of these sections: the inverse of :func:`sections`.
+
+    Examples
+    --------
+    >>> m = MAGIC + bytes([1, 1, 0, 7, 1, 0])
+    >>> join(sections(m)) == m
+    True
+    """
+    return MAGIC + b"".join(bytes([sid]) + uleb(len(payload)) + payload for sid, payload in parts)
+
+
+def section(parts: list[tuple[int, bytes]], sid: int) -> bytes:
+    """The payload of the one section with id ``sid``."""
+    found = [payload for s, payload in parts if s == sid]
+    if len(found) != 1:
+        raise ValueError(f"the module has {len(found)} sections with id {sid}, not one")
+    return found[0]
+
+
+def replace(parts: list[tuple[int, bytes]], sid: int, payload: bytes) -> list[tuple[int, bytes]]:
+    """``parts`` with the payload of section ``sid`` replaced."""
+    section(parts, sid)   # exactly one
+    return [(s, payload if s == sid else p) for s, p in parts]
+
+
+def exports(payload: bytes) -> list[tuple[str, int, int]]:
+    """The ``(name, kind, index)`` of every export (kind 0 a function, 2 a memory, 3 a global).
+
+    Examples
+    --------
+    >>> exports(export_payload([("run", 0, 5), ("memory", 2, 0)]))
+    [('run', 0, 5), ('memory', 2, 0)]
+    """
+    count, i = read_uleb(payload, 0)
+    out = []
+    for _ in range(count):
+        text, i = read_name(payload, i)
+        kind = payload[i]
+        index, i = read_uleb(payload, i + 1)
+        out.append((text, kind, index))
+    return out
+
+
+def export_payload(entries: list[tuple[str, int, int]]) -> bytes:
+    """An export section's payload: the inverse of :func:`exports`."""
+    return uleb(len(entries)) + b"".join(name(t) + bytes([k]) + uleb(x) for t, k, x in entries)
+
+
+def globals_(payload: bytes) -> list[tuple[int, bool, int]]:
+    """The ``(value type, mutable, initial value)`` of every global, each an ``i32.const``.
+
+    Examples
+    --------
+    >>> globals_(bytes.fromhex("02 7f 01 41 80808008 0b 7f 00 41 00 0b"))
+    [(127, True, 16777216), (127, False, 0)]
+    """
+    count, i = read_uleb(payload, 0)
+    out = []
+    for k in range(count):
+        vtype, mutable, op = payload[i], payload[i + 1], payload[i + 2]
+        if op != I32_CONST:
+            raise ValueError(f"global {k} starts with opcode {op:#x}; only i32.const is read here")
+        value, i = read_sleb(payload, i + 3)
+        if payload[i] != END:
+            raise ValueError(f"global {k}'s initial value is more than one i32.const")
+        out.append((vtype, bool(mutable), value))
+        i += 1
+    return out
+
+
+def global_payload(entries: list[tuple[int, bool, int]]) -> bytes:
+    """A global section's payload: the inverse of :func:`globals_` (i32 values wrap to signed)."""
+    def signed(v: int) -> int:
+        return v - (1 << 32) if v >= 1 << 31 else v
+    return uleb(len(entries)) + b"".join(
+        bytes([t, int(m), I32_CONST]) + sleb(signed(v)) + bytes([END]) for t, m, v in entries)
+
+
+def memory_limits(payload: bytes) -> tuple[int, int | None]:
+    """The one memory's ``(min, max)`` in 64 KiB pages (``max`` None when it has none).
+
+    Examples
+    --------
+    >>> memory_limits(bytes.fromhex("01 00 80 02")), memory_limits(bytes.fromhex("01 01 02 80 80 04"))
+    ((256, None), (2, 65536))
+    """
+    count, i = read_uleb(payload, 0)
+    flags = payload[i]
+    if count != 1 or flags not in (0, 1):
+        raise ValueError(f"expected one 32-bit memory without sharing, found {count} (flags {flags:#x})")
+    low, i = read_uleb(payload, i + 1)
+    high = read_uleb(payload, i)[0] if flags == 1 else None
+    return low, high
+
+
+def memory_payload(low: int, high: int | None) -> bytes:
+    """A memory section's payload: one memory of ``low`` to ``high`` pages."""
+    return b"\x01" + (b"\x00" + uleb(low) if high is None else b"\x01" + uleb(low) + uleb(high))
+
+
+def data_payload(memory: bytes, gap: int = 64) -> bytes:
+    """A data section that fills a fresh memory with ``memory``'s bytes: one active segment (at an
+    ``i32.const`` offset) per run of bytes that are not zero, where runs closer than ``gap`` zero
+    bytes are one segment (a new memory is all zeros already).
+
+    Examples
+    --------
+    >>> data_payload(bytes([0, 0, 7, 8, 0, 0, 0, 9]), gap=2).hex(" ")
+    '02 00 41 02 0b 02 07 08 00 41 07 0b 01 09'
+    """
+    at = np.flatnonzero(np.frombuffer(memory, dtype=np.uint8))
+    if at.size == 0:
+        return uleb(0)
+    cut = np.flatnonzero(np.diff(at) > gap)             # a run ends after at[cut] ...
+    starts = np.concatenate([at[:1], at[cut + 1]])      # ... and the next starts at at[cut + 1]
+    ends = np.concatenate([at[cut] + 1, at[-1:] + 1])
+    runs = list(zip(starts.tolist(), ends.tolist()))
+    return uleb(len(runs)) + b"".join(
+        b"\x00" + bytes([I32_CONST]) + sleb(a) + bytes([END]) + uleb(b - a) + memory[a:b] for a, b in runs)
