@@ -274,7 +274,7 @@ function turn(code) {
   new Uint8Array(memory(), ptr, bytes.length).set(bytes);
   return instance.exports.turn(ptr, bytes.length);
 }
-if (turn(DRIVER) !== 0 || turn(PRELOAD + "import numpy, selfattention\\n") !== 0) {
+if (turn(DRIVER) !== 0 || turn(PRELOAD) !== 0) {
   throw new Error("Python did not start: " + printed);
 }
 if (printed) throw new Error("Python printed while it started: " + printed);

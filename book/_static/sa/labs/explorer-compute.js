@@ -163,8 +163,8 @@ export function createComputer(compute, onProgress = () => {}) {
     });
     worker.postMessage({ type: "start", base: new URL(RUNTIME_DIR, SITE).href, manifest: runtime,
       module: kept && kept.module, zip: kept && kept.zip });
-    // Python imports NumPy and the package (seconds: the package's sources are compiled) while
-    // the model's files are still arriving; they are only read at the first Compute.
+    // Python starts (from the runtime's snapshot, with the package imported) and defines the
+    // explorer's code while the model's files are still arriving; they are only read at the first Compute.
     const t0 = performance.now();
     const defined = up.then(() => {
       startup.python = performance.now() - t0;
