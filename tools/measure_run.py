@@ -106,15 +106,14 @@ def first_runs(browser, base) -> dict:
     """The median first Run of each page of FIRST_RUN_PAGES, with its split; printed as a table."""
     results = {}
     print(f"First Run, new profile each time, median of {REPEATS} (goal <= {GOAL_S} s):")
-    print("| page | press to Done (s) | Python files | Python start | imports | model after Python | cell |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| page | press to Done (s) | Python files | Python start (from the snapshot) | model after Python | cell |")
+    print("|---|---:|---:|---:|---:|---:|")
     for name in FIRST_RUN_PAGES:
         runs = [first_run_split(browser, f"{base}/{name}") for _ in range(REPEATS)]
         median = min(runs, key=lambda r: abs(r["seconds"] - statistics.median(x["seconds"] for x in runs)))
         start = median.get("start") or {}
         results[name] = {"median": median, "all_seconds": [r["seconds"] for r in runs]}
-        parts = [start.get("files", 0), start.get("python", 0), start.get("imports", 0), median.get("model", 0),
-                 median.get("cell", 0)]
+        parts = [start.get("files", 0), start.get("python", 0), median.get("model", 0), median.get("cell", 0)]
         print(f"| {name} | {median['seconds']:.2f} | " + " | ".join(f"{ms:.0f} ms" for ms in parts) + " |")
     OUT.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     return results

@@ -248,7 +248,7 @@ SHIM = ROOT / "book" / "_static" / "vendor" / "browser_wasi_shim-0.4.2"
 #: defines the cell driver and imports what every page imports, then writes the memory and the
 #: mutable globals (exported as ``__sa_global_<index>`` by :func:`snapshot`). Python sees a clock
 #: stopped at 0 and random bytes that are all 0, so the memory is the same bytes every build.
-SNAPSHOT_RUNNER = """
+SNAPSHOT_RUNNER = r"""
 import { readFileSync, writeFileSync } from "node:fs";
 import { WASI, File, OpenFile, ConsoleStdout } from "./_static/vendor/browser_wasi_shim-0.4.2/index.js";
 import { ARGV0, ENV, DRIVER, PRELOAD, fileTree } from "./_static/sa/run/python-setup.js";
@@ -274,7 +274,10 @@ function turn(code) {
   new Uint8Array(memory(), ptr, bytes.length).set(bytes);
   return instance.exports.turn(ptr, bytes.length);
 }
-if (turn(DRIVER) !== 0 || turn(PRELOAD) !== 0) {
+// A random generator seeded here would give every reader the same numbers.
+const UNSEEDED = "import sys\nif {'random', 'numpy.random', 'secrets'} & set(sys.modules):\n" +
+  "    raise RuntimeError('a random generator was imported while Python started')\n";
+if (turn(DRIVER) !== 0 || turn(PRELOAD) !== 0 || turn(UNSEEDED) !== 0) {
   throw new Error("Python did not start: " + printed);
 }
 if (printed) throw new Error("Python printed while it started: " + printed);
