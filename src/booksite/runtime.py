@@ -295,7 +295,8 @@ STARTS = ("_initialize", "wizer.initialize")
 
 def snapshot(wasm: Path, stdlib: Path) -> bytes:
     """``python.wasm`` with a started Python in its memory: the cell driver defined, NumPy and
-    ``selfattention`` imported (``python-setup.js``), as Wizer makes such a module.
+    ``selfattention`` and ``selfattention.minilm`` imported (``python-setup.js``), as Wizer makes
+    such a module.
 
     The page's worker then only instantiates the module: measured at issue 40 in Chromium, starting
     Python and these imports took about 0.45 s of every page's first Run. The memory is what Python

@@ -36,7 +36,7 @@ RUN_IN_WORKER = """async (code) => {
 
 CODE = """import json, os, random, sys, time
 import numpy as np
-preloaded = sorted(m for m in ("numpy", "selfattention") if m in sys.modules)
+preloaded = sorted(m for m in ("numpy", "selfattention", "selfattention.minilm") if m in sys.modules)
 with open("/tmp/made_now.py", "w") as f:
     f.write("VALUE = 42\\n")
 sys.path.insert(0, "/tmp")
@@ -61,7 +61,7 @@ def test_a_python_from_the_snapshot_has_the_browsers_clock_and_its_own_randomnes
         values = json.loads(run["out"])
         assert abs(values["time"] - run["now"]) < 60, (values["time"], run["now"])
         assert values["home"] == "/home/reader" and values["made_now"] == 42
-        assert values["preloaded"] == ["numpy", "selfattention"]
+        assert values["preloaded"] == ["numpy", "selfattention", "selfattention.minilm"]
         got.append(values)
     for key in ("random", "rng", "legacy"):
         assert got[0][key] != got[1][key], key
