@@ -7,8 +7,8 @@ committed. This module makes, in ``_build/runtime/``:
 
 * ``python.wasm.gz``: the interpreter (a WASI reactor) with a started Python
   in its memory (:func:`snapshot`), gzipped at level 9 with no time stamp.
-  Raw it is about 93 MB, under the 100 MiB a GitHub Pages file may have;
-  gzipped it is about 23 MB, and the browser unpacks it with
+  Raw it is about 95 MB, close to the 100 MiB a GitHub Pages file may have;
+  gzipped it is about 24 MB, and the browser unpacks it with
   ``DecompressionStream`` while it compiles, so any static server will do;
 * ``stdlib.zip``: the standard library trimmed to what a reader's cell
   needs, NumPy, and this book's pure-Python ``selfattention``, its sources
@@ -299,14 +299,14 @@ def snapshot(wasm: Path, stdlib: Path) -> bytes:
     such a module.
 
     The page's worker then only instantiates the module: measured at issue 40 in Chromium, starting
-    Python and these imports took about 0.45 s of every page's first Run. The memory is what Python
-    had after those steps under Node, with the same WASI shim, arguments, environment and files as
-    the page. Its clock read 0 and its random bytes were zeros, so two builds give the same bytes;
-    the price is that every reader's Python has the same string-hash key (as with
-    ``PYTHONHASHSEED=0``). The data segments grow (about 3 MB more to download, gzipped), the
-    function names go (1 MB less), and so do the exports that would start the C library again
-    (:data:`STARTS`); every other section is python.wasm's. The zip must be the one the page
-    serves: Python has read its directory.
+    Python and importing NumPy and ``selfattention`` took about 0.45 s of every page's first Run. The
+    memory is what Python had after those steps under Node, with the same WASI shim, arguments,
+    environment and files as the page. Its clock read 0 and its random bytes were zeros, so two
+    builds give the same bytes; the price is that every reader's Python has the same string-hash key
+    (as with ``PYTHONHASHSEED=0``), and the build fails if a random generator was imported. The data
+    segments grow (about 3.8 MB more to download, gzipped), the function names go (1 MB less), and
+    so do the exports that would start the C library again (:data:`STARTS`); every other section is
+    python.wasm's. The zip must be the one the page serves: Python has read its directory.
     """
     parts = wasmfile.sections(wasm.read_bytes())
     entries = wasmfile.exports(wasmfile.section(parts, wasmfile.EXPORT))
