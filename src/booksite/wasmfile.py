@@ -3,7 +3,7 @@
 A module is a magic number, a version and a list of sections, each an id byte, a size and a
 payload (https://webassembly.github.io/spec/core/binary/modules.html). :func:`booksite.runtime.snapshot`
 uses these functions to turn the interpreter's module into one whose memory already holds a started
-Python: new globals, a bigger memory, new data segments, fewer exports. Every other section is copied
+Python: new globals, the memory's size, new data segments, fewer exports. Every other section is copied
 byte for byte.
 """
 
@@ -78,14 +78,9 @@ def read_sleb(data: bytes, i: int) -> tuple[int, int]:
     >>> read_sleb(sleb(-123456) + sleb(5), 0)
     (-123456, 3)
     """
-    n = shift = 0
-    while True:
-        byte = data[i]
-        i += 1
-        n |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return (n - (1 << shift) if byte & 0x40 else n), i
+    n, end = read_uleb(data, i)
+    bits = 7 * (end - i)
+    return (n - (1 << bits) if data[end - 1] & 0x40 else n), end
 
 
 def read_name(data: bytes, i: int) -> tuple[str, int]:
