@@ -251,7 +251,7 @@ SHIM = ROOT / "book" / "_static" / "vendor" / "browser_wasi_shim-0.4.2"
 SNAPSHOT_RUNNER = r"""
 import { readFileSync, writeFileSync } from "node:fs";
 import { WASI, File, OpenFile, ConsoleStdout } from "./_static/vendor/browser_wasi_shim-0.4.2/index.js";
-import { ARGV0, ENV, DRIVER, PRELOAD, fileTree } from "./_static/sa/run/python-setup.js";
+import { ARGV0, ENV, DRIVER, PRELOAD, fileTree, turn } from "./_static/sa/run/python-setup.js";
 const [wasm, zip, out] = process.argv.slice(2);
 let printed = "";
 const console_ = () => new ConsoleStdout((bytes) => { printed += new TextDecoder().decode(bytes); });
@@ -268,16 +268,10 @@ wasi.wasiImport.poll_oneoff = () => { throw new Error("Python waited while it st
 instance = await WebAssembly.instantiate(await WebAssembly.compile(readFileSync(wasm)),
   { wasi_snapshot_preview1: wasi.wasiImport, host: { call: () => -1 } });
 wasi.initialize(instance);
-function turn(code) {
-  const bytes = new TextEncoder().encode(code);
-  const ptr = instance.exports.host_alloc(bytes.length);
-  new Uint8Array(memory(), ptr, bytes.length).set(bytes);
-  return instance.exports.turn(ptr, bytes.length);
-}
 // A random generator seeded here would give every reader the same numbers.
 const UNSEEDED = "import sys\nif {'random', 'numpy.random', 'secrets'} & set(sys.modules):\n" +
   "    raise RuntimeError('a random generator was imported while Python started')\n";
-if (turn(DRIVER) !== 0 || turn(PRELOAD) !== 0 || turn(UNSEEDED) !== 0) {
+if ([DRIVER, PRELOAD, UNSEEDED].some((code) => turn(instance, code) !== 0)) {
   throw new Error("Python did not start: " + printed);
 }
 if (printed) throw new Error("Python printed while it started: " + printed);

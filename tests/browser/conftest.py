@@ -267,3 +267,36 @@ _ACTIONS = {
     "hover": _hover,
     "drag": _drag,
 }
+
+
+#: Starts the runtime's Worker on the page (as run.js does), puts ``files`` (Python path -> site path)
+#: into its file system, runs ``code`` and resolves to ``{ok, out, err, now}`` (``now``: the browser's
+#: clock, in seconds, when the cell finished). For tests of the runtime itself, without a Run button.
+RUN_IN_WORKER = """async ([code, files]) => {
+  const site = new URL("./", location.href);
+  const base = new URL("_static/sa/run/runtime/", site);
+  const manifest = await (await fetch(new URL("runtime.json", base))).json();
+  const data = await Promise.all(Object.values(files).map(
+    async (url) => (await fetch(new URL(url, site))).arrayBuffer()));
+  const worker = new Worker(new URL("_static/sa/run/runtime.js", site), { type: "module" });
+  const out = [], err = [];
+  const done = new Promise((resolve, reject) => {
+    worker.onmessage = (event) => {
+      const msg = event.data;
+      if (msg.type === "ready") {
+        Object.keys(files).forEach((path, k) =>
+          worker.postMessage({ type: "put", path, data: data[k] }, [data[k]]));
+        worker.postMessage({ type: "run", id: "check", code });
+      } else if (msg.type === "out") {
+        (msg.stream === "stderr" ? err : out).push(msg.text);
+      } else if (msg.type === "done") {
+        resolve({ ok: msg.ok, out: out.join(""), err: err.join(""), now: Date.now() / 1000 });
+      } else if (msg.type === "crash") {
+        reject(new Error(msg.message));
+      }
+    };
+    worker.onerror = (event) => reject(new Error(event.message || "the worker failed"));
+  });
+  worker.postMessage({ type: "start", base: base.href, manifest });
+  try { return await done; } finally { worker.terminate(); }
+}"""

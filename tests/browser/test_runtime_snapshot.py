@@ -11,28 +11,9 @@ import json
 
 import pytest
 
-pytestmark = pytest.mark.browser
+from tests.browser.conftest import RUN_IN_WORKER
 
-#: Starts the runtime's Worker, runs ``code`` in it and resolves to what it printed.
-RUN_IN_WORKER = """async (code) => {
-  const site = new URL("./", location.href);
-  const base = new URL("_static/sa/run/runtime/", site);
-  const manifest = await (await fetch(new URL("runtime.json", base))).json();
-  const worker = new Worker(new URL("_static/sa/run/runtime.js", site), { type: "module" });
-  const out = [];
-  const done = new Promise((resolve, reject) => {
-    worker.onmessage = (event) => {
-      const msg = event.data;
-      if (msg.type === "ready") worker.postMessage({ type: "run", id: "check", code });
-      else if (msg.type === "out") out.push(msg.text);
-      else if (msg.type === "done") resolve({ ok: msg.ok, out: out.join(""), now: Date.now() / 1000 });
-      else if (msg.type === "crash") reject(new Error(msg.message));
-    };
-    worker.onerror = (event) => reject(new Error(event.message || "the worker failed"));
-  });
-  worker.postMessage({ type: "start", base: base.href, manifest });
-  try { return await done; } finally { worker.terminate(); }
-}"""
+pytestmark = pytest.mark.browser
 
 CODE = """import json, os, random, sys, time
 import numpy as np
@@ -52,12 +33,12 @@ def test_a_python_from_the_snapshot_has_the_browsers_clock_and_its_own_randomnes
     try:
         page = context.new_page()
         page.goto(f"{site_url}/index.html")
-        runs = [page.evaluate(RUN_IN_WORKER, CODE) for _ in range(2)]
+        runs = [page.evaluate(RUN_IN_WORKER, [CODE, {}]) for _ in range(2)]
     finally:
         context.close()
     got = []
     for run in runs:
-        assert run["ok"], run["out"]
+        assert run["ok"], run["err"]
         values = json.loads(run["out"])
         assert abs(values["time"] - run["now"]) < 60, (values["time"], run["now"])
         assert values["home"] == "/home/reader" and values["made_now"] == 42

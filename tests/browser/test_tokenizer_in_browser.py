@@ -18,7 +18,7 @@ import json
 
 import pytest
 
-from tests.browser.conftest import PageWatch
+from tests.browser.conftest import RUN_IN_WORKER, PageWatch
 
 pytestmark = pytest.mark.browser
 
@@ -62,35 +62,6 @@ CORPUS = [
     "   \t\n  ",
 ]
 
-#: Starts the runtime's Worker in the page, gives it tokenizer.json, runs ``code``; resolves to its stdout.
-RUN_IN_BROWSER = """async (code) => {
-  const site = new URL("./", location.href);
-  const base = new URL("_static/sa/run/runtime/", site);
-  const manifest = await (await fetch(new URL("runtime.json", base))).json();
-  const tokenizer = await (await fetch(new URL("_static/model/tokenizer.json", site))).arrayBuffer();
-  const worker = new Worker(new URL("_static/sa/run/runtime.js", site), { type: "module" });
-  const out = [], err = [];
-  const done = new Promise((resolve, reject) => {
-    worker.onmessage = (event) => {
-      const msg = event.data;
-      if (msg.type === "ready") {
-        worker.postMessage({ type: "put", path: "/home/reader/model/tokenizer.json", data: tokenizer },
-          [tokenizer]);
-        worker.postMessage({ type: "run", id: "tok", code });
-      } else if (msg.type === "out") {
-        (msg.stream === "stderr" ? err : out).push(msg.text);
-      } else if (msg.type === "done") {
-        resolve({ ok: msg.ok, out: out.join(""), err: err.join("") });
-      } else if (msg.type === "crash") {
-        reject(new Error(msg.message));
-      }
-    };
-    worker.onerror = (event) => reject(new Error(event.message || "the worker failed"));
-  });
-  worker.postMessage({ type: "start", base: base.href, manifest });
-  try { return await done; } finally { worker.terminate(); }
-}"""
-
 CODE = """import base64, json, sys, unicodedata
 from selfattention.bert.tokenizer import WordPieceTokenizer, bert_normalize
 with open("/home/reader/model/tokenizer.json", encoding="utf-8") as f:
@@ -114,7 +85,8 @@ def browser_result(browser, site_url):
     try:
         pg.goto(f"{site_url}/{PAGE}")
         corpus = base64.b64encode(json.dumps(CORPUS).encode("utf-8")).decode("ascii")
-        res = pg.evaluate(RUN_IN_BROWSER, CODE.format(corpus=corpus))
+        res = pg.evaluate(RUN_IN_WORKER, [CODE.format(corpus=corpus),
+                                          {"/home/reader/model/tokenizer.json": "_static/model/tokenizer.json"}])
         assert res["ok"], res["err"]
         assert pg.watch.console_errors == [] and pg.watch.foreign == []
         return json.loads(res["out"].strip().splitlines()[-1])

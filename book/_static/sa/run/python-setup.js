@@ -8,7 +8,6 @@ export const ARGV0 = "/usr/local/bin/python.wasm";
 export const ENV = ["TMPDIR=/tmp", "HOME=/home/reader", "PYTHONTZPATH=", "NO_COLOR=1", "PYTHONUNBUFFERED=1",
   "PYTHONDONTWRITEBYTECODE=1"];
 export const FAIL = "\u0000sa-cell-failed\u0000";
-export const ZIP = "/usr/local/lib/python315.zip"; // booksite/runtime.py: ZIP_IN_BROWSER
 
 // The cell driver, defined once: it runs a cell in __main__'s namespace (or, fresh, in a
 // namespace of its own that nothing else sees) and, as Jupyter does, shows the value of a
@@ -49,7 +48,8 @@ def __sa_run(source, fresh=False):
 // before the explorer's first Compute (issue 40).
 export const PRELOAD = "import numpy, selfattention, selfattention.minilm\n";
 
-// The folders Python sees, with the standard library's zip (its bytes) where ZIP says.
+// The folders Python sees, with the standard library's zip (its bytes) where booksite/runtime.py's
+// ZIP_IN_BROWSER says.
 export function fileTree(zip) {
   return new PreopenDirectory("/", [
     ["usr", new Directory([["local", new Directory([
@@ -59,4 +59,12 @@ export function fileTree(zip) {
     ["tmp", new Directory([])],
     ["home", new Directory([["reader", new Directory([])]])],
   ]);
+}
+
+// One turn of the reactor: the code is written into Python's memory and run; 0 if it ran.
+export function turn(instance, code) {
+  const bytes = new TextEncoder().encode(code);
+  const ptr = instance.exports.host_alloc(bytes.length);
+  new Uint8Array(instance.exports.memory.buffer, ptr, bytes.length).set(bytes);
+  return instance.exports.turn(ptr, bytes.length);
 }

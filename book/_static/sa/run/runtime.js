@@ -20,7 +20,7 @@ import { WASI, File, OpenFile, ConsoleStdout, Directory } from
   "../../vendor/browser_wasi_shim-0.4.2/index.js";
 import { open as openCached, tidyCache as tidy, versioned } from "./fetch-cache.js";
 
-import { ARGV0, ENV, FAIL, fileTree } from "./python-setup.js";
+import { ARGV0, ENV, FAIL, fileTree, turn } from "./python-setup.js";
 
 const CACHE = "sa-python-runtime"; // also in labs/explorer-compute.js, which checks it on a second visit
 
@@ -155,14 +155,6 @@ function encode(text) {
   return btoa(bin);
 }
 
-// One turn of the reactor: the code is written into Python's memory and run.
-function turn(code) {
-  const bytes = new TextEncoder().encode(code);
-  const ptr = instance.exports.host_alloc(bytes.length);
-  new Uint8Array(instance.exports.memory.buffer, ptr, bytes.length).set(bytes);
-  return instance.exports.turn(ptr, bytes.length);
-}
-
 // What Python writes to stdout and stderr goes to the page as it comes.
 function output(stream) {
   const decoder = new TextDecoder("utf-8", { fatal: false });
@@ -224,7 +216,8 @@ self.onmessage = async (event) => {
     current = msg.id;
     failed = false;
     try {
-      const code = turn(`__sa_run(${JSON.stringify(encode(msg.code))}, ${msg.fresh ? "True" : "False"})\n`);
+      const call = `__sa_run(${JSON.stringify(encode(msg.code))}, ${msg.fresh ? "True" : "False"})\n`;
+      const code = turn(instance, call);
       const data = msg.read ? take(msg.read) : null;
       post({ type: "done", id: msg.id, ok: code === 0 && !failed, data }, data ? [data] : []);
     } catch (err) {
