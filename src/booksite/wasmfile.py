@@ -84,13 +84,25 @@ def read_sleb(data: bytes, i: int) -> tuple[int, int]:
 
 
 def read_name(data: bytes, i: int) -> tuple[str, int]:
-    """The length-prefixed UTF-8 name at ``data[i]`` and the index after it."""
+    """The length-prefixed UTF-8 name at ``data[i]`` and the index after it.
+
+    Examples
+    --------
+    >>> read_name(name("run") + b"\\x00", 0)
+    ('run', 4)
+    """
     n, i = read_uleb(data, i)
     return data[i:i + n].decode("utf-8"), i + n
 
 
 def name(text: str) -> bytes:
-    """``text`` as a wasm name: its UTF-8 length, then its bytes."""
+    """``text`` as a wasm name: its UTF-8 length, then its bytes.
+
+    Examples
+    --------
+    >>> name("héllo")
+    b'\\x06h\\xc3\\xa9llo'
+    """
     raw = text.encode("utf-8")
     return uleb(len(raw)) + raw
 
@@ -133,7 +145,17 @@ def join(parts: list[tuple[int, bytes]]) -> bytes:
 
 
 def section(parts: list[tuple[int, bytes]], sid: int) -> bytes:
-    """The payload of the one section with id ``sid``."""
+    """The payload of the one section with id ``sid``.
+
+    Examples
+    --------
+    >>> section([(1, b"\\x00"), (7, b"\\x00")], 7)
+    b'\\x00'
+    >>> section([(1, b"\\x00")], 11)
+    Traceback (most recent call last):
+    ...
+    ValueError: the module has 0 sections with id 11, not one
+    """
     found = [payload for s, payload in parts if s == sid]
     if len(found) != 1:
         raise ValueError(f"the module has {len(found)} sections with id {sid}, not one")
@@ -141,7 +163,13 @@ def section(parts: list[tuple[int, bytes]], sid: int) -> bytes:
 
 
 def replace(parts: list[tuple[int, bytes]], sid: int, payload: bytes) -> list[tuple[int, bytes]]:
-    """``parts`` with the payload of section ``sid`` replaced."""
+    """``parts`` with the payload of section ``sid`` replaced.
+
+    Examples
+    --------
+    >>> replace([(1, b"\\x00"), (7, b"\\x00")], 7, b"\\x01")
+    [(1, b'\\x00'), (7, b'\\x01')]
+    """
     section(parts, sid)   # exactly one
     return [(s, payload if s == sid else p) for s, p in parts]
 
@@ -192,7 +220,13 @@ def globals_(payload: bytes) -> list[tuple[int, bool, int]]:
 
 
 def global_payload(entries: list[tuple[int, bool, int]]) -> bytes:
-    """A global section's payload: the inverse of :func:`globals_` (i32 values wrap to signed)."""
+    """A global section's payload: the inverse of :func:`globals_` (i32 values wrap to signed).
+
+    Examples
+    --------
+    >>> globals_(global_payload([(0x7F, True, 16777216), (0x7F, False, 2**32 - 1)]))
+    [(127, True, 16777216), (127, False, -1)]
+    """
     def signed(v: int) -> int:
         return v - (1 << 32) if v >= 1 << 31 else v
     return uleb(len(entries)) + b"".join(
@@ -217,7 +251,13 @@ def memory_limits(payload: bytes) -> tuple[int, int | None]:
 
 
 def memory_payload(low: int, high: int | None) -> bytes:
-    """A memory section's payload: one memory of ``low`` to ``high`` pages."""
+    """A memory section's payload: one memory of ``low`` to ``high`` pages.
+
+    Examples
+    --------
+    >>> memory_limits(memory_payload(640, None)), memory_limits(memory_payload(2, 65536))
+    ((640, None), (2, 65536))
+    """
     return b"\x01" + (b"\x00" + uleb(low) if high is None else b"\x01" + uleb(low) + uleb(high))
 
 
