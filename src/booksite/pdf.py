@@ -66,7 +66,9 @@ def photograph_labs(html_dir: Path, out_dir: Path, width: int = 900) -> list[Pat
         context.add_init_script("try { localStorage.setItem('mode', 'light'); } catch (e) {}")
         for page_name, labs in pages.items():
             page = context.new_page()
-            page.goto(f"{base}/{page_name}.html", wait_until="networkidle")
+            # "load", then each lab's own signal that it has drawn (below): a lab that fetches its data
+            # marks itself ready once it has. (Waiting for the network to be quiet added 0.5 s a page.)
+            page.goto(f"{base}/{page_name}.html", wait_until="load")
             # A predict-first check folds the rest of its page until it is answered; on paper all is open.
             page.evaluate("() => document.querySelectorAll('.sa-fold-bar button').forEach(b => b.click())")
             for _, lab_id in labs:

@@ -62,29 +62,46 @@ MODE_SCRIPT = ("try {{ localStorage.setItem('mode', '{mode}'); localStorage.setI
                "catch (e) {{}}")
 
 
+#: Page methods whose effect outlives a navigation (a listener, a route, an init script, a window size,
+#: emulated media, headers, timeouts) or ends the tab: a tab on which a test called one is closed when
+#: the test ends, never handed to another test (:class:`Tabs`).
+LASTING = ("on", "once", "add_init_script", "route", "route_from_har", "unroute", "unroute_all",
+           "expose_function", "expose_binding", "set_viewport_size", "emulate_media", "set_extra_http_headers",
+           "set_default_timeout", "set_default_navigation_timeout", "close")
+
+
 class Tabs:
-    """New tabs in browser contexts that one test worker keeps open: one context per set of options.
+    """Tabs in browser contexts that one test worker keeps open: one context per set of options.
 
     A new context costs about a second of CPU before its first page (measured: 1.6 CPU-s for a
-    chapter in a new context, 0.6 CPU-s in a new tab of a context kept open with one blank tab). The
-    tests run two workers on two cores, so that second is paid by the whole run.
+    chapter in a new context, 0.6 CPU-s in a new tab of a context kept open with one blank tab), and
+    a new tab costs more than a page loaded in a tab that has loaded one before (measured on this
+    machine, 20 loads of "A weighted average": 0.8 CPU-s of Chromium each in a new tab, 0.3 CPU-s in a
+    tab used again; a new tab starts a new renderer, which parses the site's stylesheet and scripts
+    again). The tests run two workers on two cores, so that CPU is paid by the whole run.
 
-    Each test still starts as a new reader: :meth:`open` gives a new tab, with the cookies and every
-    storage of the site's origins (local and session storage, IndexedDB, Cache Storage, service
-    workers) emptied first. What stays is the HTTP cache, warm as a returning reader's is. A test
-    about a first visit, a download or a cache opens a context of its own.
+    Each test still starts as a new reader. :meth:`open` empties the cookies and every storage of
+    the site's origins (local and session storage, IndexedDB, Cache Storage, service workers) first,
+    then gives a tab that shows a new document: a new tab, or a tab that an earlier test of the same
+    context used and left on ``about:blank`` (its Python and workers ended with its document), with
+    its history cleared and the mouse outside the window, as a new tab has it. A tab on which a test
+    changed something that outlives a navigation (:data:`LASTING`: a listener, a route, the window's
+    size...) or opened a DevTools session is closed instead. What stays is the HTTP cache, warm as a
+    returning reader's is. A test about a first visit, a download or a cache opens a context of its own.
     """
 
     def __init__(self, browser, site_url: str):
         self.browser, self.site_url = browser, site_url
         self.origins = {site_url}
         self.contexts: dict[str, tuple] = {}   # options -> (context, CDP session of its blank tab)
-        self.opened: list = []
+        self.idle: dict[str, list] = {}        # options -> tabs left on about:blank, ready for another test
+        self.sessions: dict[str, object] = {}  # options -> the context's own new_cdp_session
+        self.opened: list = []                 # (options, tab) of the test that is running
 
     def open(self, path: str | None = None, *, mode: str | None = None, wait_until: str = "load", **options):
-        """A new tab in the context of ``options`` (``browser.new_context``'s), the colour mode set to
-        ``mode`` if one is given, at ``path`` (a path of the site or a whole address) if one is
-        given. It is closed when the test ends (the ``tabs`` fixture)."""
+        """A new reader's tab in the context of ``options`` (``browser.new_context``'s), the colour mode
+        set to ``mode`` if one is given, at ``path`` (a path of the site or a whole address) if one is
+        given. It is left for another test, or closed, when the test ends (the ``tabs`` fixture)."""
         key = json.dumps([mode, options], sort_keys=True)
         if key not in self.contexts:
             context = self.browser.new_context(**options)
@@ -92,6 +109,13 @@ class Tabs:
                 context.add_init_script(MODE_SCRIPT.format(mode=mode))
             blank = context.new_page()   # keeps the context's processes and caches alive between tests
             self.contexts[key] = (context, context.new_cdp_session(blank))
+            self.idle[key] = []
+            self.sessions[key] = context.new_cdp_session
+
+            def marking_session(page, _new=context.new_cdp_session):   # a test's DevTools session outlives its document
+                page.lasting = True
+                return _new(page)
+            context.new_cdp_session = marking_session
         context, cdp = self.contexts[key]
         url = None if path is None else path if "://" in path else f"{self.site_url}/{path}"
         if url:
@@ -99,21 +123,52 @@ class Tabs:
         context.clear_cookies()
         for origin in self.origins:
             cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
-        page = context.new_page()   # a new tab: its session storage starts empty
-        page.watch = PageWatch(page, self.site_url)
-        self.opened.append(page)
+        if self.idle[key]:
+            page = self.idle[key].pop()
+            del page.watch.console_errors[:], page.watch.foreign[:]
+        else:
+            page = context.new_page()
+            page.watch = PageWatch(page, self.site_url)
+            page.tab_session = self.sessions[key](page)   # kept for the tab's life: it clears its history
+            mark_lasting(page)
+        self.opened.append((key, page))
         if url:
             page.goto(url, wait_until=wait_until)
         return page
 
     def close_opened(self) -> None:
-        for page in self.opened:
-            page.close()
+        """Leave each tab of the test on ``about:blank`` for another test, or close it (:data:`LASTING`)."""
+        for key, page in self.opened:
+            if page.is_closed():
+                continue
+            if page.lasting:
+                page.close()
+                continue
+            try:
+                page.goto("about:blank")
+                page.mouse.move(-10, -10)   # a new tab's mouse has not moved: nothing is hovered
+                page.tab_session.send("Page.resetNavigationHistory")
+            except Exception:   # a crashed tab, say: it is not used again
+                page.close()
+                continue
+            self.idle[key].append(page)
         self.opened.clear()
 
     def close(self) -> None:
         for context, _ in self.contexts.values():
             context.close()
+
+
+def mark_lasting(page) -> None:
+    """Set ``page.lasting`` when a method of :data:`LASTING` is called on ``page``."""
+    page.lasting = False
+    for name in LASTING:
+        method = getattr(page, name)
+
+        def marking(*args, _method=method, **kwargs):
+            page.lasting = True
+            return _method(*args, **kwargs)
+        setattr(page, name, marking)
 
 
 @pytest.fixture(scope="session")
