@@ -188,7 +188,8 @@ def tabs(_tab_contexts):
 
 @pytest.fixture
 def page(tabs):
-    """A new tab at 1280 x 720 in light mode (the browser's default), no page loaded yet."""
+    """A new reader's tab (:class:`Tabs`) at 1280 x 720 in light mode (the browser's default), on
+    ``about:blank``."""
     return tabs.open()
 
 

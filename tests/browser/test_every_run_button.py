@@ -3,13 +3,13 @@
 For each page that the book's table of contents lists (every toctree of
 ``book/index.md``, so a new page is covered without a line of test code here):
 
-* **The page's cells.** In a new reader's tab (:class:`~tests.browser.conftest.Tabs`: a new tab,
-  every storage of the site emptied, so a new Python), every Run button is pressed in page order,
+* **The page's cells.** In a new reader's tab (:class:`~tests.browser.conftest.Tabs`: a new
+  document, every storage of the site emptied, so a new Python), every Run button is pressed in page order,
   as a reader scrolling down would. None may fail, and each output must be what the build printed
   under the cell: the same text, or, under a cell that reads the real model (tagged ``model``), the
   same words with every number within how far float16 moves it (the note under the output).
   A ``run`` cell without a Run button fails the test.
-* **Each code exercise**, in another new tab: its published solution is pasted into the editor and
+* **Each code exercise**, in another new reader's tab: its published solution is pasted into the editor and
   run, and the checker must say it is right, as the solution said on the page; then a typical wrong
   answer is typed: the solution, followed by the page's "first attempt" cell (the ``run`` cell
   between the exercise and its solution that calls the same checker). The checker must name the
