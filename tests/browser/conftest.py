@@ -63,11 +63,11 @@ MODE_SCRIPT = ("try {{ localStorage.setItem('mode', '{mode}'); localStorage.setI
 
 
 #: Page methods whose effect outlives a navigation (a listener, a route, an init script, a window size,
-#: emulated media, headers, timeouts) or ends the tab: a tab on which a test called one is closed when
-#: the test ends, never handed to another test (:class:`Tabs`).
+#: emulated media, headers, timeouts): a tab on which a test called one is closed when the test ends,
+#: never handed to another test (:class:`Tabs`).
 LASTING = ("on", "once", "add_init_script", "route", "route_from_har", "unroute", "unroute_all",
            "expose_function", "expose_binding", "set_viewport_size", "emulate_media", "set_extra_http_headers",
-           "set_default_timeout", "set_default_navigation_timeout", "close")
+           "set_default_timeout", "set_default_navigation_timeout")
 
 
 class Tabs:
@@ -93,9 +93,9 @@ class Tabs:
     def __init__(self, browser, site_url: str):
         self.browser, self.site_url = browser, site_url
         self.origins = {site_url}
-        self.contexts: dict[str, tuple] = {}   # options -> (context, CDP session of its blank tab)
+        # options -> (context, CDP session of its blank tab, the context's own new_cdp_session)
+        self.contexts: dict[str, tuple] = {}
         self.idle: dict[str, list] = {}        # options -> tabs left on about:blank, ready for another test
-        self.sessions: dict[str, object] = {}  # options -> the context's own new_cdp_session
         self.opened: list = []                 # (options, tab) of the test that is running
 
     def open(self, path: str | None = None, *, mode: str | None = None, wait_until: str = "load", **options):
@@ -108,15 +108,15 @@ class Tabs:
             if mode:
                 context.add_init_script(MODE_SCRIPT.format(mode=mode))
             blank = context.new_page()   # keeps the context's processes and caches alive between tests
-            self.contexts[key] = (context, context.new_cdp_session(blank))
+            new_session = context.new_cdp_session
+            self.contexts[key] = (context, new_session(blank), new_session)
             self.idle[key] = []
-            self.sessions[key] = context.new_cdp_session
 
-            def marking_session(page, _new=context.new_cdp_session):   # a test's DevTools session outlives its document
+            def marking_session(page, _new=new_session):   # a test's DevTools session outlives its document
                 page.lasting = True
                 return _new(page)
             context.new_cdp_session = marking_session
-        context, cdp = self.contexts[key]
+        context, cdp, new_session = self.contexts[key]
         url = None if path is None else path if "://" in path else f"{self.site_url}/{path}"
         if url:
             self.origins.add("{0.scheme}://{0.netloc}".format(urlparse(url)))
@@ -129,7 +129,7 @@ class Tabs:
         else:
             page = context.new_page()
             page.watch = PageWatch(page, self.site_url)
-            page.tab_session = self.sessions[key](page)   # kept for the tab's life: it clears its history
+            page.tab_session = new_session(page)   # kept for the tab's life: it clears its history
             mark_lasting(page)
         self.opened.append((key, page))
         if url:
@@ -155,7 +155,7 @@ class Tabs:
         self.opened.clear()
 
     def close(self) -> None:
-        for context, _ in self.contexts.values():
+        for context, _, _ in self.contexts.values():
             context.close()
 
 
