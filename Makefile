@@ -129,7 +129,8 @@ bench-induction: $(STAMP)
 
 # Benchmark (not a test): the clean build (make clean && make html), the cold build (an empty
 # execution cache) with where their time goes, and make test on a fresh clone with its slowest tests;
-# writes _build/suite-bench.json (bench/suite_bench.py; BENCH_ARGS=--build-only skips the tests).
+# writes _build/suite-bench.json (bench/suite_bench.py; BENCH_ARGS=--build-only skips the tests;
+# BENCH_ARGS=--reference also times make test at the commit of issue 40's goal, before and after, for the ratio).
 bench-suite: $(STAMP)
 	$(BIN)/python bench/suite_bench.py $(BENCH_ARGS)
 

@@ -122,8 +122,20 @@ def write_many(page, lab, how="mouse"):
     page.wait_for_selector(f"{LAB}[data-state=ready]")
 
 
-def steps(lab) -> list[dict]:
-    return lab.evaluate("root => root.saSteps")
+def steps(lab, start: int = 0, stop: int | None = None) -> list[dict]:
+    """The steps the lab has reported since :data:`RECORD`, ``[start:stop]`` (each carries every layer's
+    weights: a run of 40 is megabytes to send, so a test asks only for what it reads)."""
+    return lab.evaluate("(root, [start, stop]) => root.saSteps.slice(start, stop ?? undefined)", [start, stop])
+
+
+def count(lab) -> int:
+    """How many steps the lab has reported: :func:`steps` without sending them."""
+    return lab.evaluate("root => root.saSteps.length")
+
+
+def modes(lab, start: int = 0) -> list[str]:
+    """Each reported step's mode (``prefill``, ``row`` or ``full``), from ``start`` on."""
+    return lab.evaluate("(root, start) => root.saSteps.slice(start).map((s) => s.mode)", start)
 
 
 def shown_text(lab) -> str:
@@ -173,8 +185,9 @@ def test_the_file_holds_the_packages_numbers_exactly(built_book, config, run):
 
 def compare_greedy(lab, state, n_positions: int, *, cache: bool = True):
     """The lab's first steps against the state's: the window read, the character, both distributions, the weights."""
-    got, ids, k = steps(lab), list(state["ids"]), len(state["written"])
-    assert len(got) >= k
+    ids, k = list(state["ids"]), len(state["written"])
+    got = steps(lab, 0, k)
+    assert len(got) == k
     want_ids = ids + [int(np.argmax(p)) for p in state["probs"]]
     for s in range(k):
         step = got[s]
@@ -204,7 +217,7 @@ def test_greedy_writing_is_the_packages(desk, fixture, how):
         choose(lab, prompt=state["prompt"])
         if how == "mouse":
             write_many(desk, lab)
-            assert len(steps(lab)) == 40
+            assert count(lab) == 40
         else:
             field(lab, "prompt").focus()
             desk.keyboard.press("Enter")
@@ -292,7 +305,7 @@ def test_a_seed_repeats_the_browsers_draws_and_another_seed_does_not(desk):
     write_many(desk, lab)
     first = shown_text(lab)
     press(desk, button(lab, "reset"))
-    assert shown_text(lab) == "The model " and steps(lab)[-1]["text"] == first
+    assert shown_text(lab) == "The model " and steps(lab, count(lab) - 1)[0]["text"] == first
     write_many(desk, lab)
     assert shown_text(lab) == first
     field(lab, "seed").fill("8")
@@ -304,7 +317,7 @@ def test_a_seed_repeats_the_browsers_draws_and_another_seed_does_not(desk):
 
 
 def test_sampling_with_and_without_the_cache_writes_the_same_and_both_are_timed(desk):
-    texts, modes = [], []
+    texts, written = [], []
     lab = fresh(desk)
     load(desk, lab)
     prompt = ("Each head reads the keys of the characters before it. " * 2)[:100]
@@ -312,12 +325,12 @@ def test_sampling_with_and_without_the_cache_writes_the_same_and_both_are_timed(
         field(lab, "cache").set_checked(cache)
         choose(lab, temperature=0.9, top_p=0.95, seed=3, prompt=prompt)
         press(desk, button(lab, "reset"))                              # the same prompt again: start it again
-        before = len(steps(lab))
+        before = count(lab)
         write_many(desk, lab)
         texts.append(shown_text(lab))
-        modes.append([s["mode"] for s in steps(lab)[before:]])
+        written.append(modes(lab, before))
     assert texts[0] == texts[1] and len(texts[0]) == 140
-    assert modes[0] == ["prefill"] + ["row"] * 28 + ["prefill"] * 11 and set(modes[1]) == {"full"}
+    assert written[0] == ["prefill"] + ["row"] * 28 + ["prefill"] * 11 and set(written[1]) == {"full"}
     timing = field(lab, "timing").text_content()
     assert re.fullmatch(r"Time per character: with the cache [\d.]+ ms \(median of 28\); "
                         r"filling the cache [\d.]+ ms \(median of 12\); without [\d.]+ ms \(median of 40\)\.",
@@ -334,7 +347,7 @@ def test_stop_ends_a_run_early(desk):
     assert many.text_content() == "Stop"
     many.click()
     desk.wait_for_selector(f"{LAB}[data-state=ready]")
-    n = len(steps(lab))
+    n = count(lab)
     assert 1 <= n < 40 and many.text_content() == "Write 40"
     assert lab.locator("[role=status]").text_content().startswith(f"Wrote {n} character")
 
@@ -374,14 +387,14 @@ def test_a_setting_out_of_range_is_named_and_nothing_is_written(desk):
     press(desk, button(lab, "one"))
     assert lab.locator("[role=status]").text_content() == "Top-p is above 0 and at most 1 (all)."
     assert field(lab, "top-p").get_attribute("aria-invalid") == "true"
-    assert desk.evaluate("document.activeElement.dataset.part") == "top-p" and steps(lab) == []
+    assert desk.evaluate("document.activeElement.dataset.part") == "top-p" and count(lab) == 0
     field(lab, "top-p").fill("1")
     field(lab, "seed").fill("1.5")                                      # a seed that is not whole: nothing either
     press(desk, button(lab, "one"))
-    assert lab.locator("[role=status]").text_content().startswith("The seed is a whole number") and steps(lab) == []
+    assert lab.locator("[role=status]").text_content().startswith("The seed is a whole number") and count(lab) == 0
     field(lab, "seed").fill("0")
     press(desk, button(lab, "one"))
-    assert len(steps(lab)) == 1 and field(lab, "top-p").get_attribute("aria-invalid") == "false"
+    assert count(lab) == 1 and field(lab, "top-p").get_attribute("aria-invalid") == "false"
 
 
 def test_the_keyboard_reaches_every_control_in_order_and_enter_writes(desk):
@@ -402,7 +415,7 @@ def test_the_keyboard_reaches_every_control_in_order_and_enter_writes(desk):
     desk.keyboard.press("End")
     desk.keyboard.type("cat ")
     desk.keyboard.press("Enter")
-    assert len(steps(lab)) == 1 and shown_text(lab).startswith("The weights of cat ")
+    assert count(lab) == 1 and shown_text(lab).startswith("The weights of cat ")
     field(lab, "cache").focus()
     desk.keyboard.press("Space")
     assert not field(lab, "cache").is_checked()
