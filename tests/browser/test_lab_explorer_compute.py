@@ -43,6 +43,16 @@ SENTENCE = "Seven quiet otters juggle marmalade beneath the lighthouse."
 UNKNOWN = "Snowmen ☃ wave 🙂 kindly."
 #: Fetched only after Compute.
 LOADED_LATER = re.compile(r"/_static/(sa/run/runtime/|model/)|explorer-compute\.js")
+#: Whether, within 30 s, the caches of the runtime (runtime.js) and of the model (model-files.js) hold
+#: ``n`` files in all (a copy is listed once it is written whole).
+KEPT = """async (n) => {
+  const held = async (name) => ((await caches.has(name)) ? (await (await caches.open(name)).keys()).length : 0);
+  for (let i = 0; i < 300; i += 1) {
+    if ((await held("sa-python-runtime")) + (await held("sa-model")) >= n) return true;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  return false;
+}"""
 #: 7 decimals in data-w, 3 on screen.
 SHOWN_DECIMALS = 5e-4
 
@@ -369,6 +379,11 @@ def test_a_second_visit_starts_python_from_the_cache_while_the_reader_types(brow
         lab = pg.locator(LAB)
         press_compute(pg, lab, SENTENCE)
         wait_computed(pg, lab, 1)
+        # The copies go into the Cache API while Python starts and computes; a tab closed before they
+        # are written keeps nothing (the next visit downloads again). A reader's first Compute takes
+        # longer than a write, but on a busy machine the test can be faster: it waits for the copies.
+        files = {u.split("?")[0] for u in pg.requests if "?v=" in u and LOADED_LATER.search(u)}
+        assert len(files) >= 3 and pg.evaluate(KEPT, len(files)), f"the Cache API did not keep {sorted(files)}"
         pg.close()
         seen = len(pg.requests)
         again = context.new_page()
