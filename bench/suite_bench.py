@@ -16,10 +16,10 @@ It measures, each in its own folder so that nothing of the checkout is used agai
   virtual environment and its own book build): the wall time and the slowest tests;
 * with ``--reference``, **the same run of a reference commit** before and after it (by default
   :data:`REFERENCE`, whose ``make test`` took 481 s when issue 40 set the 600 s goal). This machine's
-  speed changes by up to 40 % from one hour to the next, so a wall time alone cannot say whether
-  the suite grew or the machine slowed: the ratio of the last commit's time to the reference's,
-  measured side by side, can. It gives the last commit's time on the machine of the goal:
-  ``481 s * ratio``.
+  speed drifts: the same reference took 676 s and then 797 s within two hours, so a wall time alone
+  cannot say whether the suite grew or the machine slowed. The ratio of the last commit's time to
+  the mean of the reference's two runs around it can, roughly. It gives the last commit's time on
+  the machine of the goal: ``481 s * ratio``.
 
 The machine's load average is printed before and after: other programs slow every number down.
 """
