@@ -16,6 +16,7 @@ module                           what it holds
 :mod:`~booksite.labdata`         large lab configurations move from the page to a file
 :mod:`~booksite.mathml`          formulas written as MathML at build time
 :mod:`~booksite.modelweights`    the real model's float16 weights for the in-browser explorer
+:mod:`~booksite.navcache`        the sidebar of the source pages, made once per folder depth
 :mod:`~booksite.notebooks`       the chapter notebooks a student downloads (with solutions): a package
 :mod:`~booksite.pagemeta`        each page's ``<meta name="description">``
 :mod:`~booksite.pdf`             the PDF: labs photographed in Chromium, then figures
@@ -77,6 +78,7 @@ def setup(app):
     from .labdata import setup_labdata  # deferred: see above
     from .mathml import setup_mathml  # deferred: see above
     from .modelweights import setup_modelweights  # deferred: see above
+    from .navcache import setup_navcache  # deferred: see above
     from .pagemeta import setup_pagemeta  # deferred: see above
     from .pdf import setup_pdf  # deferred: see above
     from .publish import setup_publish  # deferred: see above
@@ -93,6 +95,8 @@ def setup(app):
     setup_sourcelinks(app)   # a post-transform: "Made by" lines get viewcode's [source] link
     # html-page-context: the description first, then the Open Graph tags that repeat it.
     setup_pagemeta(app, page_context=DEFAULT)
+    # html-page-context, before the theme's handlers render the sidebar: the source pages share theirs.
+    setup_navcache(app, page_context=DEFAULT - 100)
     # build-finished: the redirect pages and the 404 page's <base> before the CSP, which every page gets.
     # build-finished, last of all (after sitecss): the 404 page's addresses rewritten from the site root.
     setup_publish(app, page_context=DEFAULT + 100, build_finished=DEFAULT - 100, root_addresses=DEFAULT + 450)
