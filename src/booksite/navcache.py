@@ -1,7 +1,7 @@
 """The sidebar of viewcode's source pages, made once for each depth of folder.
 
 The theme's sidebar lists the book's table of contents on every page; Sphinx makes
-it for each page (the templates' ``toctree()``), in about 60 ms. No toctree lists
+it for each page (the templates' ``toctree()``), in about 70 ms. No toctree lists
 a source page (``_modules/...``), so no entry of their sidebar is marked as the
 current page, and two source pages get the same sidebar but for the ``../`` in
 front of each link, which depends only on how many folders deep the page lies.
