@@ -7,6 +7,12 @@ and :mod:`booksite.runtime` (the front page asks it for the runtime's size),
 and :mod:`booksite.modelweights` (the real-model chapter asks it for the model files' sizes).
 The rest of ``booksite`` writes the site around the outputs and never
 changes them, so editing it re-executes nothing.
+
+With ``-j 2`` two processes read pages and write to the one cache; two things of
+jupyter-cache need help there: its database must exist before they start
+(:func:`_create_cache_db`), and its choice of the records to drop when the cache is
+full must not pick the record that the other process has just added
+(:func:`oldest_records`).
 """
 
 from __future__ import annotations
@@ -76,16 +82,59 @@ def _create_cache_db(app, config) -> None:
     create_db(path).dispose()
 
 
+def oldest_records(keep: int, db) -> list[int]:
+    """The cache's records beyond the ``keep`` used last: the ones jupyter-cache drops when it is full.
+
+    It replaces jupyter-cache's ``NbCacheRecord.records_to_delete``, which reads the records to
+    keep and then, in a second query, every record not among them. Under ``-j 2`` the other process
+    may add a record between the two queries: that record is then not "kept", and dropping it
+    fails, since its notebook file is written after its record ("Notebook file does not exist for
+    cache record"), which stopped a build. One query sees the records as they are at one moment.
+
+    Examples
+    --------
+    >>> import datetime, tempfile
+    >>> from jupyter_cache.cache.db import NbCacheRecord, create_db
+    >>> db = create_db(tempfile.mkdtemp())
+    >>> for day, name in enumerate(["old", "newer", "newest"], start=1):
+    ...     _ = NbCacheRecord.create_record(f"{name}.ipynb", name, db, accessed=datetime.datetime(2026, 1, day))
+    >>> [NbCacheRecord.record_from_pk(pk, db).uri for pk in oldest_records(2, db)]
+    ['old.ipynb']
+    >>> oldest_records(3, db), oldest_records(1000, db)
+    ([], [])
+    >>> db.dispose()
+    """
+    from jupyter_cache.cache.db import NbCacheRecord, session_context
+    from sqlalchemy import desc
+
+    with session_context(db) as session:
+        query = session.query(NbCacheRecord.pk).order_by(desc(NbCacheRecord.accessed), desc(NbCacheRecord.pk))
+        return [pk for (pk,) in query.offset(keep).all()]
+
+
+def _use_oldest_records(app, env, docnames) -> None:
+    """Before pages are read (and maybe executed, in processes forked from this one), make
+    jupyter-cache choose the records to drop with :func:`oldest_records`. Not when no page is read:
+    importing jupyter-cache (SQLAlchemy) costs about a second."""
+    if docnames and app.config.nb_execution_mode == "cache":
+        from jupyter_cache.cache.db import NbCacheRecord
+
+        NbCacheRecord.records_to_delete = staticmethod(oldest_records)
+
+
 def setup_execution(app) -> None:
-    """Create the execution cache's database as soon as the configuration is read.
+    """Create the execution cache's database as soon as the configuration is read; before pages
+    are read, make the cache's choice of records to drop safe for two processes.
 
     Examples
     --------
     >>> class App:  # a stand-in that records what the feature asks for
-    ...     def connect(self, event, handler): self.event = event
+    ...     events = []
+    ...     def connect(self, event, handler): self.events.append(event)
     >>> app = App()
     >>> setup_execution(app)
-    >>> app.event
-    'config-inited'
+    >>> app.events
+    ['config-inited', 'env-before-read-docs']
     """
     app.connect("config-inited", _create_cache_db)
+    app.connect("env-before-read-docs", _use_oldest_records)
