@@ -129,7 +129,7 @@ def setup_execution(app) -> None:
     Examples
     --------
     >>> class App:  # a stand-in that records what the feature asks for
-    ...     events = []
+    ...     def __init__(self): self.events = []
     ...     def connect(self, event, handler): self.events.append(event)
     >>> app = App()
     >>> setup_execution(app)
