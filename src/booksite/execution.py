@@ -102,8 +102,14 @@ def oldest_records(keep: int, db) -> list[int]:
     ['old.ipynb']
     >>> oldest_records(3, db), oldest_records(1000, db)
     ([], [])
+    >>> oldest_records(-1, db)
+    Traceback (most recent call last):
+    ...
+    ValueError: keep must be a whole number of records, at least 0; got -1
     >>> db.dispose()
     """
+    if isinstance(keep, bool) or not isinstance(keep, int) or keep < 0:
+        raise ValueError(f"keep must be a whole number of records, at least 0; got {keep!r}")
     from jupyter_cache.cache.db import NbCacheRecord, session_context
     from sqlalchemy import desc
 
