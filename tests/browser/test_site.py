@@ -330,7 +330,7 @@ def visit(page, watch, inflight, site_url, built_book, axe_source, path, view) -
     # which start within a frame of a fold opening: axe's scrollable-region rule reads them once marked.
     page.evaluate(TWO_FRAMES)
     page.evaluate(ANIMATIONS_DONE)
-    page.wait_for_function("() => document.documentElement.dataset.saScrollables !== 'marking'")
+    page.wait_for_function("() => !['marking', 'resized'].includes(document.documentElement.dataset.saScrollables)")
     settle(page, inflight, quiet_s=0)   # only if opening a fold started a download
     raw_math = page.evaluate(RAW_MATH)
     math_errors = page.locator(".math code, math merror").count()

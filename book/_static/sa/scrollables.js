@@ -9,7 +9,8 @@
 // out: a hundred reads make a task of a second or more on a phone, the page's worst delay.
 // So this module does the job instead, in slices of a few milliseconds: blocks on pages laid
 // out already at load, the rest when the browser is idle. The theme's pass is not added
-// (takeOverThemePass below); <html data-sa-scrollables> says "marked" once every block is.
+// (takeOverThemePass below); <html data-sa-scrollables> says "marked" once every block is,
+// "resized" from a resize until the pass after it starts, and "marking" while a pass runs.
 //
 // A block that scrolls sideways also shows which way: data-sa-more="right", "left" or "both"
 // names the sides that hide more of it, and sa.css fades those edges. On a phone the scroll
@@ -72,6 +73,7 @@ const idle = typeof requestIdleCallback === "function"
 
 let queue = [];
 let running = false;
+let resized = false; // a resize has come and the pass after it has not started yet
 
 function drain(deadline) {
   do {
@@ -82,7 +84,8 @@ function drain(deadline) {
     idle(drain);
   } else {
     running = false;
-    document.documentElement.dataset.saScrollables = "marked";
+    // A lab's pass may end while the page's pass after a resize is still to come.
+    document.documentElement.dataset.saScrollables = resized ? "resized" : "marked";
   }
 }
 
@@ -138,8 +141,11 @@ export function initScrollables() {
   else window.addEventListener("load", all, { once: true });
   let timer = null;
   window.addEventListener("resize", () => {
+    // Until the pass after the last resize has run, the marks may be out of date: say so at once.
+    resized = true;
+    document.documentElement.dataset.saScrollables = "resized";
     clearTimeout(timer);
-    timer = setTimeout(all, RESIZE_MS);
+    timer = setTimeout(() => { resized = false; all(); }, RESIZE_MS);
   });
   document.addEventListener("toggle", (event) => {
     if (event.target.open) markScrollables(event.target);
