@@ -8,8 +8,9 @@ committed. This module makes, in ``_build/runtime/``:
 * ``python.wasm.gz``: the interpreter (a WASI reactor) with a started Python
   in its memory (:func:`snapshot`), gzipped at level 6 with no time stamp
   (:func:`gzip_file`).
-  Raw it is about 95 MB, close to the 100 MiB a GitHub Pages file may have;
-  gzipped it is about 24 MB, and the browser unpacks it with
+  Raw it is about 70 MB (95 MB before the dropped packages' Cython code
+  became traps: :func:`unreachable_functions`), under the 100 MiB a GitHub
+  Pages file may have; gzipped it is about 20 MB, and the browser unpacks it with
   ``DecompressionStream`` while it compiles, so any static server will do;
 * ``stdlib.zip``: the standard library trimmed to what a reader's cell
   needs, NumPy, and this book's pure-Python ``selfattention``, its sources
@@ -34,6 +35,7 @@ import gzip
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -284,6 +286,54 @@ writeFileSync(out + ".mem", new Uint8Array(memory()));
 writeFileSync(out + ".json", JSON.stringify(globals));
 """
 
+#: The first module-qualified name in a Cython function's C name: ``__pyx_pw_6pandas_5_libs_...``
+#: names pandas (each part of the module's path is written as its length and its text).
+_CYTHON_OWNER = re.compile(r"_(\d+)([A-Za-z]\w*)")
+
+
+def cython_owner(name: str) -> str | None:
+    """The top-level package of a Cython-made C function, from its name, or None if the name
+    does not say (Cython's helpers, ``__Pyx_...``, are copied into every module under one name).
+
+    Examples
+    --------
+    >>> cython_owner("__pyx_pw_6pandas_5_libs_3lib_1is_scalar")
+    'pandas'
+    >>> cython_owner("__pyx_fuse_8__pyx_pw_6pandas_5_libs_5algos_245kth_smallest")
+    'pandas'
+    >>> cython_owner("__pyx_f_5numpy_6random_7_common_check_constraint")
+    'numpy'
+    >>> cython_owner("__Pyx_PyObject_Call") is None, cython_owner("PyList_New") is None
+    (True, True)
+    """
+    if not name.startswith("__pyx_"):
+        return None
+    found = _CYTHON_OWNER.search(name)
+    if found is None or len(found[2]) < int(found[1]):
+        return None
+    return found[2][:int(found[1])]
+
+
+def unreachable_functions(names: dict[int, str]) -> set[int]:
+    """The functions of python.wasm that no page can call: Cython code of :data:`DROPPED_PACKAGES`.
+
+    The wheel links pandas, SciPy, scikit-learn, statsmodels and lxml into python.wasm, and a third
+    of its code is their Cython modules: a Cython function is called by its own module's code, or
+    through the objects that module makes when it is imported. stdlib.zip holds none of their Python
+    files, so ``import pandas`` fails and no module of theirs can start: their Cython functions are
+    never called. (Code that Cython copied from a kept package's ``.pxd``, say NumPy's, into theirs
+    bears the kept package's name and is not chosen.) :func:`snapshot` cuts each one's body to a trap
+    (:func:`booksite.wasmfile.stub_functions`) before Python starts under Node, so the build itself
+    runs the stubbed module. Their C and C++ libraries stay: their names do not say whose they are.
+
+    Examples
+    --------
+    >>> sorted(unreachable_functions({3: "__pyx_pf_5scipy_6linalg_1f", 4: "__pyx_pf_5numpy_1f", 5: "main"}))
+    [3]
+    """
+    return {k for k, name in names.items() if cython_owner(name) in DROPPED_PACKAGES}
+
+
 #: Exports of python.wasm that a snapshot drops: each would start the C library again.
 STARTS = ("_initialize", "wizer.initialize")
 
@@ -300,10 +350,17 @@ def snapshot(wasm: Path, stdlib: Path) -> bytes:
     builds give the same bytes; the price is that every reader's Python has the same string-hash key
     (as with ``PYTHONHASHSEED=0``), and the build fails if a random generator was imported. The data
     segments grow (about 3.8 MB more to download, gzipped), the function names go (1 MB less), and
-    so do the exports that would start the C library again (:data:`STARTS`); every other section is
-    python.wasm's. The zip must be the one the page serves: Python has read its directory.
+    so do the exports that would start the C library again (:data:`STARTS`). The Cython code of the
+    dropped packages becomes traps (:func:`unreachable_functions`): 25 MB of the 74 MB of code, which
+    the page no longer unpacks and compiles. Every other section is python.wasm's. The zip must be
+    the one the page serves: Python has read its directory.
     """
     parts = wasmfile.sections(wasm.read_bytes())
+    names = next(wasmfile.function_names(p) for sid, p in parts
+                 if sid == wasmfile.CUSTOM and wasmfile.read_name(p, 0)[0] == "name")
+    code, _ = wasmfile.stub_functions(wasmfile.section(parts, wasmfile.CODE), unreachable_functions(names),
+                                      first=wasmfile.imported_functions(wasmfile.section(parts, wasmfile.IMPORT)))
+    parts = wasmfile.replace(parts, wasmfile.CODE, code)
     entries = wasmfile.exports(wasmfile.section(parts, wasmfile.EXPORT))
     old_globals = wasmfile.globals_(wasmfile.section(parts, wasmfile.GLOBAL))
     mutable = [k for k, (_, m, _) in enumerate(old_globals) if m]
@@ -369,7 +426,7 @@ def trimmed_zip(source: Path, target: Path, extra: dict[str, bytes]) -> int:
     return len(contents)
 
 
-#: zlib's level for ``python.wasm.gz``. Measured on the 95 MB snapshot: level 9 took 8.4 s and gave
+#: zlib's level for ``python.wasm.gz``. Measured on the 95 MB snapshot (before the stubs): level 9 took 8.4 s and gave
 #: 24.10 MB; level 6, 3.1 s and 24.32 MB (0.9 % more to download); level 1, 0.8 s and 29.2 MB. Every
 #: cold build (a fresh clone, CI, each build of ``make repro-check``) makes the file once.
 GZIP_LEVEL = 6

@@ -3,8 +3,9 @@
 A module is a magic number, a version and a list of sections, each an id byte, a size and a
 payload (https://webassembly.github.io/spec/core/binary/modules.html). :func:`booksite.runtime.snapshot`
 uses these functions to turn the interpreter's module into one whose memory already holds a started
-Python: new globals, the memory's size, new data segments, fewer exports. Every other section is copied
-byte for byte.
+Python: new globals, the memory's size, new data segments, fewer exports, and the bodies of functions
+that nothing can call any more cut to one instruction (:func:`stub_functions`). Every other section is
+copied byte for byte.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from __future__ import annotations
 import numpy as np
 
 MAGIC = b"\0asm\x01\0\0\0"
-CUSTOM, MEMORY, GLOBAL, EXPORT, DATA, DATACOUNT = 0, 5, 6, 7, 11, 12
+CUSTOM, IMPORT, MEMORY, GLOBAL, EXPORT, CODE, DATA, DATACOUNT = 0, 2, 5, 6, 7, 10, 11, 12
 PAGE = 65536
-I32_CONST, END = 0x41, 0x0B
+I32_CONST, END, UNREACHABLE = 0x41, 0x0B, 0x00
+#: A function body that traps at once: no locals, ``unreachable``, ``end`` (valid for any signature).
+STUB_BODY = bytes([0, UNREACHABLE, END])
 
 
 def uleb(n: int) -> bytes:
@@ -280,3 +283,106 @@ def data_payload(memory: bytes, gap: int = 64) -> bytes:
     runs = list(zip(starts.tolist(), ends.tolist()))
     return uleb(len(runs)) + b"".join(
         b"\x00" + bytes([I32_CONST]) + sleb(a) + bytes([END]) + uleb(b - a) + memory[a:b] for a, b in runs)
+
+
+def imported_functions(payload: bytes) -> int:
+    """How many functions an import section's ``payload`` imports: they come first in the
+    function index space, before the functions of the code section.
+
+    Examples
+    --------
+    >>> imported_functions(uleb(2) + name("wasi") + name("fd_write") + b"\\x00\\x03"
+    ...                    + name("env") + name("memory") + b"\\x02\\x00\\x01")
+    1
+    """
+    count, i = read_uleb(payload, 0)
+    functions = 0
+    for _ in range(count):
+        _, i = read_name(payload, i)
+        _, i = read_name(payload, i)
+        kind = payload[i]
+        i += 1
+        if kind == 0:          # a function: its type index
+            _, i = read_uleb(payload, i)
+            functions += 1
+        elif kind == 1:        # a table: reference type, then limits
+            i = _skip_limits(payload, i + 1)
+        elif kind == 2:        # a memory: limits
+            i = _skip_limits(payload, i)
+        elif kind == 3:        # a global: value type, mutability
+            i += 2
+        else:
+            raise ValueError(f"import {_ + 1} has kind {kind}, which WebAssembly 1 does not define")
+    return functions
+
+
+def _skip_limits(payload: bytes, i: int) -> int:
+    flag = payload[i]
+    _, i = read_uleb(payload, i + 1)
+    return read_uleb(payload, i)[1] if flag & 1 else i
+
+
+def function_names(payload: bytes) -> dict[int, str]:
+    """The function names of a ``name`` custom section's ``payload`` (its name included), by
+    function index.
+
+    Examples
+    --------
+    >>> names = uleb(2) + uleb(0) + name("f") + uleb(3) + name("g")
+    >>> function_names(name("name") + b"\\x01" + uleb(len(names)) + names)
+    {0: 'f', 3: 'g'}
+    """
+    title, i = read_name(payload, 0)
+    if title != "name":
+        raise ValueError(f"a custom section named {title!r}, not 'name'")
+    names = {}
+    while i < len(payload):
+        sub = payload[i]
+        size, i = read_uleb(payload, i + 1)
+        end = i + size
+        if sub == 1:           # function names: a vector of (index, name)
+            count, j = read_uleb(payload, i)
+            for _ in range(count):
+                index, j = read_uleb(payload, j)
+                names[index], j = read_name(payload, j)
+        i = end
+    return names
+
+
+def stub_functions(payload: bytes, stubs, first: int = 0) -> tuple[bytes, int]:
+    """A code section's ``payload`` with the body of every function in ``stubs`` replaced by
+    :data:`STUB_BODY`, and how many bytes of bodies that removed.
+
+    ``first`` is the index of the code section's first function (the number of imported functions).
+    A stub keeps its index, its type and its place in any table: a call to it traps, as a call of
+    ``abort()`` does, instead of running code that the module can no longer reach.
+
+    Examples
+    --------
+    >>> code = uleb(2) + uleb(4) + bytes([0, 0x41, 7, END]) + uleb(2) + bytes([0, END])
+    >>> new, saved = stub_functions(code, {4}, first=4)
+    >>> new.hex(" "), saved
+    ('02 03 00 00 0b 02 00 0b', 1)
+    >>> stub_functions(code, {9}, first=4)
+    Traceback (most recent call last):
+    ...
+    ValueError: functions [9] are not in the code section (indices 4 to 5)
+    """
+    count, i = read_uleb(payload, 0)
+    missing = sorted(k for k in stubs if not first <= k < first + count)
+    if missing:
+        raise ValueError(f"functions {missing[:5]} are not in the code section "
+                         f"(indices {first} to {first + count - 1})")
+    out = [uleb(count)]
+    saved = 0
+    for k in range(first, first + count):
+        size, j = read_uleb(payload, i)
+        if k in stubs:
+            out.append(uleb(len(STUB_BODY)) + STUB_BODY)
+            saved += size - len(STUB_BODY)
+        else:
+            out.append(payload[i:j + size])
+        i = j + size
+    if i != len(payload):
+        raise ValueError(f"the code section has {len(payload) - i} bytes after its {count} functions")
+    return b"".join(out), saved

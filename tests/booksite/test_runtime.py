@@ -147,8 +147,8 @@ def test_compiled_bytecode_is_the_same_bytes_twice(tmp_path):
 @pytest.mark.book   # the wheel's 99 MB python.wasm, as the runtime's build uses it
 def test_the_snapshot_is_the_same_bytes_twice_and_starts_nothing_again(tmp_path):
     """Two snapshots of the started Python are the same bytes; the snapshot keeps python.wasm's code
-    and table, holds a memory at least as big as python.wasm's, and drops the exports that would
-    start the C library again and the function names."""
+    (but for the stubs of unreachable_functions) and table, holds a memory at least as big as
+    python.wasm's, and drops the exports that would start the C library again and the function names."""
     from booksite import wasmfile
 
     runtime.build()
@@ -160,8 +160,17 @@ def test_the_snapshot_is_the_same_bytes_twice_and_starts_nothing_again(tmp_path)
     with gzip.open(runtime.DEFAULT_OUT / "python.wasm.gz") as shipped:
         assert shipped.read() == first
     old, new = wasmfile.sections(wasm.read_bytes()), wasmfile.sections(first)
-    for sid in (1, 2, 3, 4, 9, 10):   # types, imports, functions, table, elements, code
+    for sid in (1, 2, 3, 4, 9):   # types, imports, functions, table, elements
         assert wasmfile.section(new, sid) == wasmfile.section(old, sid)
+    names = next(wasmfile.function_names(p) for sid, p in old
+                 if sid == wasmfile.CUSTOM and wasmfile.read_name(p, 0)[0] == "name")
+    stubs = runtime.unreachable_functions(names)
+    code, saved = wasmfile.stub_functions(wasmfile.section(old, wasmfile.CODE), stubs,
+                                          first=wasmfile.imported_functions(wasmfile.section(old, wasmfile.IMPORT)))
+    assert wasmfile.section(new, wasmfile.CODE) == code
+    # A third of the code goes (25 MB of 74 MB at issue 40), all of it the dropped packages' Cython code.
+    assert saved > len(wasmfile.section(old, wasmfile.CODE)) // 4
+    assert {runtime.cython_owner(names[k]) for k in stubs} <= runtime.DROPPED_PACKAGES
     names = [e[0] for e in wasmfile.exports(wasmfile.section(new, wasmfile.EXPORT))]
     assert "turn" in names and "host_alloc" in names and not set(runtime.STARTS) & set(names)
     assert not any(n.startswith("__sa_global_") for n in names)

@@ -46,3 +46,43 @@ def test_a_python_from_the_snapshot_has_the_browsers_clock_and_its_own_randomnes
         got.append(values)
     for key in ("random", "rng", "legacy"):
         assert got[0][key] != got[1][key], key
+
+
+#: Every dropped package whose Cython code is a trap (booksite.runtime.unreachable_functions), then
+#: NumPy's own Cython modules (numpy.random), which keep theirs.
+DROPPED = """import importlib, json
+import numpy as np
+refused = {}
+for name in ("pandas", "scipy", "sklearn", "statsmodels", "lxml", "pandas._libs.lib", "scipy.linalg"):
+    try:
+        importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        refused[name] = exc.name
+rng = np.random.default_rng(0)
+print(json.dumps({"refused": refused, "normal": rng.standard_normal(3).tolist(),
+                  "integers": rng.integers(0, 10, 5).tolist(), "permutation": rng.permutation(5).tolist()}))
+"""
+
+
+def test_the_packages_whose_code_is_cut_cannot_be_imported_and_numpy_random_runs(browser, site_url):
+    """A third of python.wasm's code, the Cython code of the packages stdlib.zip leaves out, is cut to
+    traps: importing one of them is a plain ModuleNotFoundError, never a trap, and NumPy's random
+    generators (Cython too) give what NumPy gives here."""
+    import numpy as np
+
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"{site_url}/index.html")
+        run = page.evaluate(RUN_IN_WORKER, [DROPPED, {}])
+    finally:
+        context.close()
+    assert run["ok"], run["err"]
+    values = json.loads(run["out"])
+    assert values["refused"] == {"pandas": "pandas", "scipy": "scipy", "sklearn": "sklearn",
+                                 "statsmodels": "statsmodels", "lxml": "lxml", "pandas._libs.lib": "pandas",
+                                 "scipy.linalg": "scipy"}
+    rng = np.random.default_rng(0)
+    assert values["normal"] == pytest.approx(rng.standard_normal(3).tolist(), rel=1e-12)
+    assert values["integers"] == rng.integers(0, 10, 5).tolist()
+    assert values["permutation"] == rng.permutation(5).tolist()

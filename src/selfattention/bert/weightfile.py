@@ -236,9 +236,9 @@ def _as_bytes(source) -> bytes:
     """The file's bytes; a path's header length is checked against the file's size before it is read."""
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as f:
-            head = f.read(8)
-            _header_length(head, os.fstat(f.fileno()).st_size)
-            return head + f.read()
+            _header_length(f.read(8), os.fstat(f.fileno()).st_size)
+            f.seek(0)
+            return f.read()   # one copy of the file (head + rest would make a second one)
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source)
     raise TypeError(f"source must be a path or the file's bytes, got {type(source).__name__}")
