@@ -27,7 +27,7 @@ module                           what it holds
 :mod:`~booksite.sitecss`         one purged stylesheet per page
 :mod:`~booksite.sourcelinks`     a ``[source]`` link beside the function that made a figure or lab
 :mod:`~booksite.sphinxext`       the HTML writer, notebook downloads and the strict CSP
-:mod:`~booksite.wasmfile`        a WebAssembly module's sections, read and rewritten (the snapshot)
+:mod:`~booksite.wasmfile`        a WebAssembly module's sections, read and rewritten (the snapshot, the stubs)
 ===============================  ======================================================
 
 Examples

@@ -8,9 +8,9 @@ committed. This module makes, in ``_build/runtime/``:
 * ``python.wasm.gz``: the interpreter (a WASI reactor) with a started Python
   in its memory (:func:`snapshot`), gzipped at level 6 with no time stamp
   (:func:`gzip_file`).
-  Raw it is about 70 MB (95 MB before the dropped packages' Cython code
-  became traps: :func:`unreachable_functions`), under the 100 MiB a GitHub
-  Pages file may have; gzipped it is about 20 MB, and the browser unpacks it with
+  Raw it is about 58 MB (95 MB before the dropped packages' code became
+  traps: :func:`unreachable_functions`), under the 100 MiB a GitHub Pages
+  file may have; gzipped it is about 17 MB, and the browser unpacks it with
   ``DecompressionStream`` while it compiles, so any static server will do;
 * ``stdlib.zip``: the standard library trimmed to what a reader's cell
   needs, NumPy, and this book's pure-Python ``selfattention``, its sources
@@ -314,24 +314,53 @@ def cython_owner(name: str) -> str | None:
     return found[2][:int(found[1])]
 
 
-def unreachable_functions(names: dict[int, str]) -> set[int]:
-    """The functions of python.wasm that no page can call: Cython code of :data:`DROPPED_PACKAGES`.
+#: C and C++ libraries that only :data:`DROPPED_PACKAGES` link, each with the pattern of its
+#: functions' names (C++ names as the name section gives them, demangled). NumPy and CPython link none.
+DROPPED_LIBRARIES = {
+    "pybind11 (contourpy, matplotlib, SciPy)": r"pybind11::",
+    "HiGHS (scipy.optimize)": r"\b(Highs\w*|HEkk\w*|HPresolve\w*|ipx|presolve)\b",
+    "xsf (scipy.special)": r"\bxsf::",
+    "f2py wrappers (SciPy's Fortran)": r"^f2py_rout_",
+    "HarfBuzz (matplotlib, Pillow)": r"\b(OT|CFF|AAT)::|^hb_",
+    "Boost.Math (scipy.stats)": r"\bboost::",
+    "ducc0 (scipy.fft)": r"\bducc0::",
+    "Anti-Grain Geometry (matplotlib)": r"\bagg::",
+    "FreeType (matplotlib)": r"^(FT|TT|tt|cff|ps|t1|t42|pfr|af)_|\bFT_\w+",
+    "Qhull (scipy.spatial)": r"^qh_",
+    "ndimage (scipy.ndimage)": r"^NI_",
+    "kiwisolver": r"\bkiwisolver::",
+    "contourpy": r"\bcontourpy::",
+    "LIBSVM (scikit-learn)": r"\bsvm::",
+    "UNU.RAN (scipy.stats)": r"^unur_",
+}
+_DROPPED_LIBRARY = re.compile("|".join(f"(?:{p})" for p in DROPPED_LIBRARIES.values()))
 
-    The wheel links pandas, SciPy, scikit-learn, statsmodels and lxml into python.wasm, and a third
-    of its code is their Cython modules: a Cython function is called by its own module's code, or
-    through the objects that module makes when it is imported. stdlib.zip holds none of their Python
-    files, so ``import pandas`` fails and no module of theirs can start: their Cython functions are
-    never called. (Code that Cython copied from a kept package's ``.pxd``, say NumPy's, into theirs
-    bears the kept package's name and is not chosen.) :func:`snapshot` cuts each one's body to a trap
-    (:func:`booksite.wasmfile.stub_functions`) before Python starts under Node, so the build itself
-    runs the stubbed module. Their C and C++ libraries stay: their names do not say whose they are.
+
+def unreachable_functions(names: dict[int, str]) -> set[int]:
+    """The functions of python.wasm that no page can call: the code of :data:`DROPPED_PACKAGES`.
+
+    The wheel links pandas, SciPy, scikit-learn, statsmodels, lxml, matplotlib and more into
+    python.wasm. stdlib.zip holds none of their Python files, so ``import pandas`` fails and no
+    extension module of theirs can start. Their code is called by their modules' own code, or through
+    the objects those modules make when they start: it is never called. Chosen by name:
+
+    * their Cython functions (:func:`cython_owner`), a third of all the code. Code that Cython copied
+      from a kept package's ``.pxd``, say NumPy's, into theirs bears the kept package's name and stays;
+    * the functions of the C and C++ libraries that only they link (:data:`DROPPED_LIBRARIES`).
+
+    Code whose name does not say whose it is stays (Cython's helpers, ``__Pyx_...``, copied into every
+    module under one name; OpenBLAS and LAPACK, which NumPy uses too). :func:`snapshot` cuts each
+    chosen body to a trap (:func:`booksite.wasmfile.stub_functions`) before Python starts under Node,
+    so the build itself runs the cut module; the browser tests run every cell of the book in it.
 
     Examples
     --------
-    >>> sorted(unreachable_functions({3: "__pyx_pf_5scipy_6linalg_1f", 4: "__pyx_pf_5numpy_1f", 5: "main"}))
-    [3]
+    >>> sorted(unreachable_functions({3: "__pyx_pf_5scipy_6linalg_1f", 4: "__pyx_pf_5numpy_1f", 5: "main",
+    ...                               6: "xsf::gamma(double)", 7: "qh_new_qhull_scipy", 8: "npy_qsort"}))
+    [3, 6, 7]
     """
-    return {k for k, name in names.items() if cython_owner(name) in DROPPED_PACKAGES}
+    return {k for k, name in names.items()
+            if cython_owner(name) in DROPPED_PACKAGES or _DROPPED_LIBRARY.search(name)}
 
 
 #: Exports of python.wasm that a snapshot drops: each would start the C library again.
@@ -350,9 +379,9 @@ def snapshot(wasm: Path, stdlib: Path) -> bytes:
     builds give the same bytes; the price is that every reader's Python has the same string-hash key
     (as with ``PYTHONHASHSEED=0``), and the build fails if a random generator was imported. The data
     segments grow (about 3.8 MB more to download, gzipped), the function names go (1 MB less), and
-    so do the exports that would start the C library again (:data:`STARTS`). The Cython code of the
-    dropped packages becomes traps (:func:`unreachable_functions`): 25 MB of the 74 MB of code, which
-    the page no longer unpacks and compiles. Every other section is python.wasm's. The zip must be
+    so do the exports that would start the C library again (:data:`STARTS`). The code of the dropped
+    packages becomes traps (:func:`unreachable_functions`): 37 MB of the 74 MB of code, which the
+    page no longer unpacks and compiles. Every other section is python.wasm's. The zip must be
     the one the page serves: Python has read its directory.
     """
     parts = wasmfile.sections(wasm.read_bytes())

@@ -294,12 +294,16 @@ def imported_functions(payload: bytes) -> int:
     >>> imported_functions(uleb(2) + name("wasi") + name("fd_write") + b"\\x00\\x03"
     ...                    + name("env") + name("memory") + b"\\x02\\x00\\x01")
     1
+    >>> imported_functions(uleb(1) + name("env") + name("x") + b"\\x07")
+    Traceback (most recent call last):
+    ...
+    ValueError: import 1 has kind 7, which WebAssembly 1 does not define
     """
     count, i = read_uleb(payload, 0)
     functions = 0
-    for _ in range(count):
-        _, i = read_name(payload, i)
-        _, i = read_name(payload, i)
+    for number in range(1, count + 1):
+        _, i = read_name(payload, i)   # the module
+        _, i = read_name(payload, i)   # the field
         kind = payload[i]
         i += 1
         if kind == 0:          # a function: its type index
@@ -312,7 +316,7 @@ def imported_functions(payload: bytes) -> int:
         elif kind == 3:        # a global: value type, mutability
             i += 2
         else:
-            raise ValueError(f"import {_ + 1} has kind {kind}, which WebAssembly 1 does not define")
+            raise ValueError(f"import {number} has kind {kind}, which WebAssembly 1 does not define")
     return functions
 
 

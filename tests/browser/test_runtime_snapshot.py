@@ -59,22 +59,41 @@ for name in ("pandas", "scipy", "sklearn", "statsmodels", "lxml", "pandas._libs.
     except ModuleNotFoundError as exc:
         refused[name] = exc.name
 rng = np.random.default_rng(0)
-print(json.dumps({"refused": refused, "normal": rng.standard_normal(3).tolist(),
-                  "integers": rng.integers(0, 10, 5).tolist(), "permutation": rng.permutation(5).tolist()}))
+values = {"normal": rng.standard_normal(3).tolist(), "integers": rng.integers(0, 10, 5).tolist(),
+          "permutation": rng.permutation(5).tolist()}
+run = {}
+exec(NUMPY_PARTS, run)
+print(json.dumps({"refused": refused, **values, "numpy_parts": run["numpy_parts"]}))
+"""
+
+#: NumPy's compiled parts that a reader's cell may reach (LAPACK, FFT, sorting, einsum, casts), run in
+#: the browser and here: the same numbers, to round-off.
+NUMPY_PARTS = """import numpy as np
+a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+b = np.array([1.0, 2.0, 3.0])
+u, s, vt = np.linalg.svd(a)
+parts = {"solve": np.linalg.solve(a, b), "eigvalsh": np.linalg.eigvalsh(a), "singular": s,
+         "det": np.linalg.det(a), "inv": np.linalg.inv(a).ravel(), "qr_r": np.abs(np.linalg.qr(a)[1]).ravel(),
+         "lstsq": np.linalg.lstsq(a[:, :2], b, rcond=None)[0], "rfft": np.abs(np.fft.rfft([1.0, 2.0, 0.0, -1.0])),
+         "einsum": np.einsum("ij,jk->ik", a, a).ravel(), "sort": np.sort([3.0, -1.0, 2.5, 0.0]),
+         "argsort": np.argsort([3, 1, 2], kind="stable"), "partition": np.partition([5, 1, 4, 2], 1)[:2],
+         "unique": np.unique([3, 1, 3, 2]), "half": np.array([0.1, 65504.0], dtype=np.float16).astype(np.float64),
+         "softmax": np.exp(b - np.logaddexp.reduce(b)), "median": np.median(b), "cumsum": np.cumsum(b)}
+numpy_parts = {k: np.asarray(v, dtype=float).ravel().tolist() for k, v in parts.items()}
 """
 
 
 def test_the_packages_whose_code_is_cut_cannot_be_imported_and_numpy_random_runs(browser, site_url):
     """A third of python.wasm's code, the Cython code of the packages stdlib.zip leaves out, is cut to
-    traps: importing one of them is a plain ModuleNotFoundError, never a trap, and NumPy's random
-    generators (Cython too) give what NumPy gives here."""
+    traps: importing one of them is a plain ModuleNotFoundError, never a trap; NumPy's random
+    generators (Cython too) and its compiled parts (NUMPY_PARTS) give what NumPy gives here."""
     import numpy as np
 
     context = browser.new_context()
     try:
         page = context.new_page()
         page.goto(f"{site_url}/index.html")
-        run = page.evaluate(RUN_IN_WORKER, [DROPPED, {}])
+        run = page.evaluate(RUN_IN_WORKER, [f"NUMPY_PARTS = {NUMPY_PARTS!r}\n{DROPPED}", {}])
     finally:
         context.close()
     assert run["ok"], run["err"]
@@ -86,3 +105,8 @@ def test_the_packages_whose_code_is_cut_cannot_be_imported_and_numpy_random_runs
     assert values["normal"] == pytest.approx(rng.standard_normal(3).tolist(), rel=1e-12)
     assert values["integers"] == rng.integers(0, 10, 5).tolist()
     assert values["permutation"] == rng.permutation(5).tolist()
+    here: dict = {}
+    exec(NUMPY_PARTS, here)
+    assert values["numpy_parts"].keys() == here["numpy_parts"].keys()
+    for name, numbers in here["numpy_parts"].items():
+        assert values["numpy_parts"][name] == pytest.approx(numbers, rel=1e-9, abs=1e-12), name
