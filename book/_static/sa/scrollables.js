@@ -93,7 +93,11 @@ function drain(deadline) {
 export function markScrollables(root = document) {
   const found = Array.from(root.querySelectorAll(SCROLLABLE));
   if (root !== document && root.matches?.(SCROLLABLE)) found.unshift(root);
-  if (!found.length) return;
+  if (!found.length) {
+    // A page with no such block is marked at once (after a resize too: a glossary on a phone).
+    if (root === document && !running && !resized) document.documentElement.dataset.saScrollables = "marked";
+    return;
+  }
   const queued = new Set(queue);
   queue.push(...found.filter((el) => !queued.has(el)));
   document.documentElement.dataset.saScrollables = "marking";
