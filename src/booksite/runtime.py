@@ -385,8 +385,10 @@ def snapshot(wasm: Path, stdlib: Path) -> bytes:
     the one the page serves: Python has read its directory.
     """
     parts = wasmfile.sections(wasm.read_bytes())
-    names = next(wasmfile.function_names(p) for sid, p in parts
-                 if sid == wasmfile.CUSTOM and wasmfile.read_name(p, 0)[0] == "name")
+    names = next((wasmfile.function_names(p) for sid, p in parts
+                  if sid == wasmfile.CUSTOM and wasmfile.read_name(p, 0)[0] == "name"), None)
+    if not names:
+        raise ValueError(f"{wasm} has no function names: they say which code no page can call")
     code, _ = wasmfile.stub_functions(wasmfile.section(parts, wasmfile.CODE), unreachable_functions(names),
                                       first=wasmfile.imported_functions(wasmfile.section(parts, wasmfile.IMPORT)))
     parts = wasmfile.replace(parts, wasmfile.CODE, code)
@@ -455,9 +457,9 @@ def trimmed_zip(source: Path, target: Path, extra: dict[str, bytes]) -> int:
     return len(contents)
 
 
-#: zlib's level for ``python.wasm.gz``. Measured on the 95 MB snapshot (before the stubs): level 9 took 8.4 s and gave
-#: 24.10 MB; level 6, 3.1 s and 24.32 MB (0.9 % more to download); level 1, 0.8 s and 29.2 MB. Every
-#: cold build (a fresh clone, CI, each build of ``make repro-check``) makes the file once.
+#: zlib's level for ``python.wasm.gz``. Measured on the 95 MB snapshot, before the stubs: level 9 took
+#: 8.4 s and gave 24.10 MB; level 6, 3.1 s and 24.32 MB (0.9 % more to download); level 1, 0.8 s and
+#: 29.2 MB. Every cold build (a fresh clone, CI, each build of ``make repro-check``) makes the file once.
 GZIP_LEVEL = 6
 
 
