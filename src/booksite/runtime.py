@@ -385,8 +385,7 @@ def snapshot(wasm: Path, stdlib: Path) -> bytes:
     the one the page serves: Python has read its directory.
     """
     parts = wasmfile.sections(wasm.read_bytes())
-    names = next((wasmfile.function_names(p) for sid, p in parts
-                  if sid == wasmfile.CUSTOM and wasmfile.read_name(p, 0)[0] == "name"), None)
+    names = wasmfile.function_names(parts)
     if not names:
         raise ValueError(f"{wasm} has no function names: they say which code no page can call")
     code, _ = wasmfile.stub_functions(wasmfile.section(parts, wasmfile.CODE), unreachable_functions(names),

@@ -326,30 +326,32 @@ def _skip_limits(payload: bytes, i: int) -> int:
     return read_uleb(payload, i)[1] if flag & 1 else i
 
 
-def function_names(payload: bytes) -> dict[int, str]:
-    """The function names of a ``name`` custom section's ``payload`` (its name included), by
-    function index.
+def function_names(parts: list[tuple[int, bytes]]) -> dict[int, str]:
+    """The function names of a module's ``name`` custom section, by function index (empty if the
+    module has no such section).
 
     Examples
     --------
     >>> names = uleb(2) + uleb(0) + name("f") + uleb(3) + name("g")
-    >>> function_names(name("name") + b"\\x01" + uleb(len(names)) + names)
+    >>> function_names([(1, b"\\x00"), (CUSTOM, name("name") + b"\\x01" + uleb(len(names)) + names)])
     {0: 'f', 3: 'g'}
+    >>> function_names([(1, b"\\x00")])
+    {}
     """
-    title, i = read_name(payload, 0)
-    if title != "name":
-        raise ValueError(f"a custom section named {title!r}, not 'name'")
     names = {}
-    while i < len(payload):
-        sub = payload[i]
-        size, i = read_uleb(payload, i + 1)
-        end = i + size
-        if sub == 1:           # function names: a vector of (index, name)
-            count, j = read_uleb(payload, i)
-            for _ in range(count):
-                index, j = read_uleb(payload, j)
-                names[index], j = read_name(payload, j)
-        i = end
+    for sid, payload in parts:
+        if sid != CUSTOM:
+            continue
+        title, i = read_name(payload, 0)
+        while title == "name" and i < len(payload):
+            sub = payload[i]
+            size, i = read_uleb(payload, i + 1)
+            if sub == 1:           # function names: a vector of (index, name)
+                count, j = read_uleb(payload, i)
+                for _ in range(count):
+                    index, j = read_uleb(payload, j)
+                    names[index], j = read_name(payload, j)
+            i += size
     return names
 
 
